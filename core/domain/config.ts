@@ -1,0 +1,180 @@
+/**
+ * The configs the model understands, with Kafka's names, types and defaults.
+ * Broker configs are cluster-wide in the model (one value for every broker); topic
+ * configs are per topic. Model knobs (`model:` in a scenario) are not Kafka configs and
+ * are documented as such. Every value used in a run is reported in the JSON `config`.
+ */
+
+export type ConfigValue = number | boolean | string;
+
+export type ConfigKind = 'int' | 'boolean' | 'string';
+
+export interface ConfigSpec {
+  readonly kind: ConfigKind;
+  readonly default: ConfigValue;
+  /** Smallest accepted value (ints only). */
+  readonly min?: number;
+  /** Allowed values (strings only). */
+  readonly oneOf?: readonly string[];
+  readonly doc: string;
+}
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Broker configs (Kafka names), applied to every broker. */
+export const BROKER_CONFIGS = {
+  'follower.fetch.last.tiered.offset.enable': {
+    kind: 'boolean', default: false,
+    doc: 'KIP-1023: an empty follower of a tiered topic starts at the earliest pending upload offset.',
+  },
+  'replica.fetch.backoff.ms': {
+    kind: 'int', default: 1000, min: 0,
+    doc: 'Milliseconds a follower partition waits after a failed fetch step before retrying.',
+  },
+  'replica.fetch.max.bytes': {
+    kind: 'int', default: 1048576, min: 1,
+    doc: 'Bytes of records a follower asks for in one Fetch (at least one batch is returned).',
+  },
+  'replica.fetch.wait.max.ms': {
+    kind: 'int', default: 500, min: 0,
+    doc: 'Milliseconds the leader holds a follower Fetch that has no new data (long poll).',
+  },
+  'replica.lag.time.max.ms': {
+    kind: 'int', default: 30000, min: 1,
+    doc: 'Milliseconds a follower may go without catching up before it leaves the ISR.',
+  },
+  'remote.log.manager.task.interval.ms': {
+    kind: 'int', default: 30000, min: 1,
+    doc: 'Milliseconds between runs of the remote log manager task (first run at once).',
+  },
+  'remote.log.storage.system.enable': {
+    kind: 'boolean', default: true,
+    doc: 'Tiered storage available on the brokers (Kafka default false; the model enables it).',
+  },
+} as const satisfies Record<string, ConfigSpec>;
+
+/** Topic configs (Kafka names), per topic. */
+export const TOPIC_CONFIGS = {
+  'remote.storage.enable': {
+    kind: 'boolean', default: false,
+    doc: 'The topic is tiered: rolled segments are copied to remote storage.',
+  },
+  'remote.log.copy.disable': {
+    kind: 'boolean', default: false,
+    doc: 'Stop copying new segments to remote storage (reads and deletes go on).',
+  },
+  'segment.bytes': {
+    kind: 'int', default: 1073741824, min: 1,
+    doc: 'Bytes after which the active segment is rolled.',
+  },
+  'segment.ms': {
+    kind: 'int', default: WEEK_MS, min: 1,
+    doc: 'Milliseconds after which a non-empty active segment is rolled.',
+  },
+  'local.retention.ms': {
+    kind: 'int', default: -2, min: -2,
+    doc: 'Milliseconds uploaded segments are kept locally; -2 means retention.ms.',
+  },
+  'local.retention.bytes': {
+    kind: 'int', default: -2, min: -2,
+    doc: 'Bytes of uploaded segments kept locally; -2 means retention.bytes.',
+  },
+  'retention.ms': {
+    kind: 'int', default: WEEK_MS, min: -1,
+    doc: 'Milliseconds data is kept across both tiers; -1 means forever.',
+  },
+  'retention.bytes': {
+    kind: 'int', default: -1, min: -1,
+    doc: 'Bytes kept across both tiers; -1 means no limit.',
+  },
+  'cleanup.policy': {
+    kind: 'string', default: 'delete', oneOf: ['delete', 'compact', 'compact,delete', 'delete,compact'],
+    doc: 'delete or compact; KIP-1023 never applies to compacted topics.',
+  },
+  'min.insync.replicas': {
+    kind: 'int', default: 1, min: 1,
+    doc: 'In-sync replicas needed for an acks=all produce.',
+  },
+} as const satisfies Record<string, ConfigSpec>;
+
+export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
+export type TopicConfigKey = keyof typeof TOPIC_CONFIGS;
+
+export type BrokerConfig = { -readonly [K in BrokerConfigKey]: (typeof BROKER_CONFIGS)[K]['default'] extends boolean ? boolean : (typeof BROKER_CONFIGS)[K]['default'] extends number ? number : string };
+export type TopicConfig = { -readonly [K in TopicConfigKey]: (typeof TOPIC_CONFIGS)[K]['default'] extends boolean ? boolean : (typeof TOPIC_CONFIGS)[K]['default'] extends number ? number : string };
+
+/** Model knobs: not Kafka configs. Units are in the names. */
+export interface ModelKnobs {
+  /** Bytes of one produced record (value and overhead together). */
+  recordBytes: number;
+  /** Bytes of one producer batch (Kafka producer `batch.size`); a produce is split into batches of this size. */
+  producerBatchBytes: number;
+  /** One-way network latency between two brokers in the same zone. */
+  sameZoneLatencyMs: number;
+  /** One-way network latency between two brokers in different zones. */
+  crossZoneLatencyMs: number;
+  /** Latency of one PUT to the tiered object store. */
+  tieredPutLatencyMs: number;
+  /** Latency of one GET from the tiered object store. */
+  tieredGetLatencyMs: number;
+  /** Latency of one DELETE in the tiered object store. */
+  tieredDeleteLatencyMs: number;
+  /** Upload throughput of the tiered store, bytes per millisecond (adds to the PUT latency). */
+  tieredPutBytesPerMs: number;
+}
+
+export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: number; doc: string }> = {
+  recordBytes: { default: 1024, min: 1, doc: 'Bytes of one produced record.' },
+  producerBatchBytes: { default: 16384, min: 1, doc: 'Bytes of one producer batch (Kafka batch.size).' },
+  sameZoneLatencyMs: { default: 1, min: 0, doc: 'One-way latency between brokers in one zone, ms.' },
+  crossZoneLatencyMs: { default: 2, min: 0, doc: 'One-way latency between brokers in different zones, ms.' },
+  tieredPutLatencyMs: { default: 100, min: 0, doc: 'Latency of a PUT to the tiered store (S3 Standard p50), ms.' },
+  tieredGetLatencyMs: { default: 60, min: 0, doc: 'Latency of a GET from the tiered store (S3 Standard p50), ms.' },
+  tieredDeleteLatencyMs: { default: 50, min: 0, doc: 'Latency of a DELETE in the tiered store, ms.' },
+  tieredPutBytesPerMs: { default: 100000, min: 1, doc: 'Upload throughput of the tiered store, bytes per ms (100 MB/s).' },
+};
+
+export function defaultBrokerConfig(): BrokerConfig {
+  const out: Record<string, ConfigValue> = {};
+  for (const [k, spec] of Object.entries(BROKER_CONFIGS)) out[k] = spec.default;
+  return out as BrokerConfig;
+}
+
+export function defaultTopicConfig(): TopicConfig {
+  const out: Record<string, ConfigValue> = {};
+  for (const [k, spec] of Object.entries(TOPIC_CONFIGS)) out[k] = spec.default;
+  return out as TopicConfig;
+}
+
+export function defaultModelKnobs(): ModelKnobs {
+  const out: Record<string, number> = {};
+  for (const [k, spec] of Object.entries(MODEL_KNOBS)) out[k] = spec.default;
+  return out as unknown as ModelKnobs;
+}
+
+export function isBrokerConfigKey(key: string): key is BrokerConfigKey {
+  return Object.prototype.hasOwnProperty.call(BROKER_CONFIGS, key);
+}
+
+export function isTopicConfigKey(key: string): key is TopicConfigKey {
+  return Object.prototype.hasOwnProperty.call(TOPIC_CONFIGS, key);
+}
+
+export function configSpec(key: string): ConfigSpec | undefined {
+  if (isBrokerConfigKey(key)) return BROKER_CONFIGS[key];
+  if (isTopicConfigKey(key)) return TOPIC_CONFIGS[key];
+  return undefined;
+}
+
+/** Effective local retention: -2 defers to the total retention setting. */
+export function effectiveLocalRetentionMs(c: TopicConfig): number {
+  return c['local.retention.ms'] === -2 ? c['retention.ms'] : c['local.retention.ms'];
+}
+
+export function effectiveLocalRetentionBytes(c: TopicConfig): number {
+  return c['local.retention.bytes'] === -2 ? c['retention.bytes'] : c['local.retention.bytes'];
+}
+
+export function isCompacted(c: TopicConfig): boolean {
+  return c['cleanup.policy'].includes('compact');
+}

@@ -1,0 +1,73 @@
+/**
+ * How a partition leader answers its followers: PROTOCOL sections 3 and 4.2 as pure
+ * functions of a view of the leader's offsets. The leader machine's guards call these,
+ * so each answer in a trace carries the name of the rule that produced it.
+ */
+import type { KafkaError, ListOffsetsTimestamp } from './protocol.js';
+
+/** What the leader knows of its own partition when a request arrives. */
+export interface LeaderView {
+  tiered: boolean;
+  logStartOffset: number;
+  localLogStartOffset: number;
+  logEndOffset: number;
+  highWatermark: number;
+  /** -1: unknown (not learned since becoming leader). */
+  highestOffsetInRemoteStorage: number;
+  leaderEpoch: number;
+}
+
+export type FetchRule =
+  | 'belowLogStartOffset'
+  | 'tieredOnlyOffset'
+  | 'aboveLogEndOffset'
+  | 'localRecords';
+
+export interface FetchDecision {
+  rule: FetchRule;
+  error: KafkaError | null;
+}
+
+/** PROTOCOL section 3: a follower's Fetch at `fetchOffset`. */
+export function decideFollowerFetch(view: LeaderView, fetchOffset: number): FetchDecision {
+  if (fetchOffset < view.logStartOffset) return { rule: 'belowLogStartOffset', error: 'OFFSET_OUT_OF_RANGE' };
+  if (fetchOffset > view.logEndOffset) return { rule: 'aboveLogEndOffset', error: 'OFFSET_OUT_OF_RANGE' };
+  if (view.tiered && fetchOffset < view.localLogStartOffset) {
+    return { rule: 'tieredOnlyOffset', error: 'OFFSET_MOVED_TO_TIERED_STORAGE' };
+  }
+  return { rule: 'localRecords', error: null };
+}
+
+export type EpuoRule = 'notTiered' | 'unknownNothingTieredOnly' | 'unknownTieredOnlyExists' | 'afterHighestTiered';
+
+/**
+ * KIP-1023's Earliest-Pending-Upload-Offset (ListOffsets -6), with the rule that decided.
+ * The `max(Ry + 1, LSO)` clamp covers a stale Ry left from before tiering was disabled.
+ */
+export function earliestPendingUploadOffset(view: LeaderView): { offset: number; rule: EpuoRule } {
+  if (!view.tiered) return { offset: -1, rule: 'notTiered' };
+  const ry = view.highestOffsetInRemoteStorage;
+  if (ry === -1) {
+    if (view.localLogStartOffset === view.logStartOffset) return { offset: view.logStartOffset, rule: 'unknownNothingTieredOnly' };
+    return { offset: -1, rule: 'unknownTieredOnlyExists' };
+  }
+  return { offset: Math.max(ry + 1, view.logStartOffset), rule: 'afterHighestTiered' };
+}
+
+/** ListOffsets answers for the special timestamps. Epochs come from the leader's cache. */
+export function listOffsetsAnswer(view: LeaderView, timestamp: ListOffsetsTimestamp): { offset: number; rule: string } {
+  switch (timestamp) {
+    case -1:
+      return { offset: view.logEndOffset, rule: 'latest' };
+    case -2:
+      return { offset: view.logStartOffset, rule: 'earliest' };
+    case -4:
+      return { offset: view.tiered ? view.localLogStartOffset : view.logStartOffset, rule: 'earliestLocal' };
+    case -5:
+      return { offset: view.tiered ? view.highestOffsetInRemoteStorage : -1, rule: 'latestTiered' };
+    case -6: {
+      const e = earliestPendingUploadOffset(view);
+      return { offset: e.offset, rule: `earliestPendingUpload.${e.rule}` };
+    }
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Remote log segment metadata (KIP-405's RemoteLogSegmentMetadata) and the lookups the
+ * brokers make on it. The model has one topic-based metadata store shared by every
+ * broker (Kafka's __remote_log_metadata, consumed by all), with a per-partition time
+ * before which it is still loading.
+ */
+import type { EpochEntry } from './leader-epoch-cache.js';
+import { endOffsetFor } from './leader-epoch-cache.js';
+import type { ProducerEntry } from './producer-state.js';
+
+export type RemoteSegmentState =
+  | 'COPY_SEGMENT_STARTED'
+  | 'COPY_SEGMENT_FINISHED'
+  | 'DELETE_SEGMENT_STARTED'
+  | 'DELETE_SEGMENT_FINISHED';
+
+/** Safety: a segment's state only moves along these edges. */
+export const REMOTE_STATE_EDGES: Record<RemoteSegmentState, readonly RemoteSegmentState[]> = {
+  COPY_SEGMENT_STARTED: ['COPY_SEGMENT_FINISHED', 'DELETE_SEGMENT_STARTED'],
+  COPY_SEGMENT_FINISHED: ['DELETE_SEGMENT_STARTED'],
+  DELETE_SEGMENT_STARTED: ['DELETE_SEGMENT_FINISHED'],
+  DELETE_SEGMENT_FINISHED: [],
+};
+
+export function isAllowedTransition(from: RemoteSegmentState, to: RemoteSegmentState): boolean {
+  return REMOTE_STATE_EDGES[from].includes(to);
+}
+
+export interface RemoteSegmentMetadata {
+  segmentId: string;
+  topic: string;
+  partition: number;
+  baseOffset: number;
+  /** Inclusive. */
+  endOffset: number;
+  state: RemoteSegmentState;
+  /** Broker that copied it. */
+  brokerId: number;
+  /** Epochs of the records inside the segment: (epoch, first offset of that epoch in it). */
+  segmentLeaderEpochs: EpochEntry[];
+  sizeBytes: number;
+  maxTimestampMs: number;
+  /** Object keys of the segment's files in the tiered store. */
+  objectKeys: RemoteSegmentObjectKeys;
+}
+
+export interface RemoteSegmentObjectKeys {
+  log: string;
+  offsetIndex: string;
+  leaderEpochCheckpoint: string;
+  producerSnapshot: string;
+}
+
+/** What the copy stores beside the segment: what a follower restores from. */
+export interface RemoteSegmentAuxData {
+  leaderEpochCheckpoint: EpochEntry[];
+  producerSnapshot: ProducerEntry[];
+}
+
+export function objectKeysFor(topic: string, partition: number, baseOffset: number, segmentId: string): RemoteSegmentObjectKeys {
+  const base = `${topic}-${partition}/${String(baseOffset).padStart(20, '0')}-${segmentId}`;
+  return {
+    log: `${base}.log`,
+    offsetIndex: `${base}.index`,
+    leaderEpochCheckpoint: `${base}.leader_epoch_checkpoint`,
+    producerSnapshot: `${base}.snapshot`,
+  };
+}
+
+/** The end offset (inclusive) of `epoch` inside the segment, or undefined if absent. */
+export function epochEndInSegment(meta: RemoteSegmentMetadata, epoch: number): number | undefined {
+  const entries = meta.segmentLeaderEpochs;
+  for (let i = 0; i < entries.length; i++) {
+    if (entries[i][0] !== epoch) continue;
+    const next = entries[i + 1];
+    return next === undefined ? meta.endOffset : next[1] - 1;
+  }
+  return undefined;
+}
+
+/**
+ * Kafka's RemoteLogMetadataManager.remoteLogSegmentMetadata(epoch, offset): the finished
+ * segment that holds `offset` written in `epoch`.
+ */
+export function findRemoteSegment(
+  metas: readonly RemoteSegmentMetadata[],
+  epoch: number,
+  offset: number,
+): RemoteSegmentMetadata | undefined {
+  for (const m of metas) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED') continue;
+    if (offset < m.baseOffset || offset > m.endOffset) continue;
+    const end = epochEndInSegment(m, epoch);
+    if (end === undefined) continue;
+    const start = m.segmentLeaderEpochs.find(([e]) => e === epoch)![1];
+    if (offset >= start && offset <= end) return m;
+  }
+  return undefined;
+}
+
+/** Highest offset of `epoch` in finished remote segments (RLMM.highestOffsetForEpoch). */
+export function highestOffsetForEpoch(metas: readonly RemoteSegmentMetadata[], epoch: number): number | undefined {
+  let best: number | undefined;
+  for (const m of metas) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED') continue;
+    const end = epochEndInSegment(m, epoch);
+    if (end !== undefined && (best === undefined || end > best)) best = end;
+  }
+  return best;
+}
+
+/**
+ * Kafka's RemoteLogManager.findHighestRemoteOffset: walk the local leader epoch cache
+ * from the latest epoch down and take the first epoch with uploaded data, capped at that
+ * epoch's end offset in the local lineage. -1 when nothing in the lineage was uploaded.
+ */
+export function findHighestRemoteOffset(
+  metas: readonly RemoteSegmentMetadata[],
+  leaderEpochs: readonly EpochEntry[],
+  logEndOffset: number,
+): number {
+  for (let i = leaderEpochs.length - 1; i >= 0; i--) {
+    const epoch = leaderEpochs[i][0];
+    const highest = highestOffsetForEpoch(metas, epoch);
+    if (highest === undefined) continue;
+    const { endOffset } = endOffsetFor(leaderEpochs, epoch, logEndOffset);
+    return endOffset <= highest ? endOffset - 1 : highest;
+  }
+  return -1;
+}
+
+/** The epochs of a segment's records, from the log's leader epoch cache. */
+export function segmentLeaderEpochs(
+  leaderEpochs: readonly EpochEntry[],
+  baseOffset: number,
+  endOffset: number,
+): EpochEntry[] {
+  const out: EpochEntry[] = [];
+  for (let i = 0; i < leaderEpochs.length; i++) {
+    const [epoch, start] = leaderEpochs[i];
+    const next = leaderEpochs[i + 1];
+    const epochEnd = next === undefined ? Number.MAX_SAFE_INTEGER : next[1] - 1;
+    if (epochEnd < baseOffset || start > endOffset) continue;
+    out.push([epoch, Math.max(start, baseOffset)]);
+  }
+  return out;
+}

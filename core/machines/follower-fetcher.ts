@@ -1,0 +1,650 @@
+/**
+ * Follower fetcher for one partition replica.
+ * Models Kafka's AbstractFetcherThread / ReplicaFetcherThread and TierStateMachine: the
+ * classic KIP-405 path (OFFSET_OUT_OF_RANGE, OFFSET_MOVED_TO_TIERED_STORAGE, building the
+ * remote auxiliary state) and KIP-1023's start at the earliest pending upload offset,
+ * with backoff and retry on every failure and `failed` on a fenced leader epoch.
+ * Does not model fetch sessions, throttling or the fetcher thread's other partitions.
+ *
+ * The machine is pure: it asks for effects as named actions with params (send a request,
+ * start a backoff timer, truncate the log, read an object) and receives their outcomes
+ * as events. Facts about the local log arrive in the events (`replica`).
+ */
+import { and, assign, or, setup } from 'xstate';
+import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { EpochEntry } from '../domain/leader-epoch-cache.js';
+import type { ProducerEntry } from '../domain/producer-state.js';
+import type { RecordBatch } from '../domain/partition-log.js';
+
+/** What the kernel tells the fetcher about its own replica and configs with each event. */
+export interface ReplicaFacts {
+  logEndOffset: number;
+  /** follower.fetch.last.tiered.offset.enable */
+  lastTieredOffsetEnabled: boolean;
+  /** remote.storage.enable of the topic (and the broker's remote storage system). */
+  tiered: boolean;
+  compacted: boolean;
+}
+
+export interface FollowerFetcherContext {
+  broker: number;
+  topic: string;
+  partition: number;
+  leader: number;
+  leaderEpoch: number;
+  fetchOffset: number;
+  lastFetchedEpoch: number;
+  /** Id of the request or timer the machine waits for; anything else is stale. */
+  awaiting: number;
+  nextId: number;
+  /** Which bootstrap path is running: classic (KIP-405) or KIP-1023. */
+  path: 'classic' | 'kip1023' | null;
+  leaderLogStartOffset: number;
+  leaderLogEndOffset: number;
+  leaderLocalLogStartOffset: number;
+  leaderLocalLogStartEpoch: number;
+  earliestPendingUploadOffset: number;
+  earliestPendingUploadEpoch: number;
+  /** Remote aux state target: build up to this offset (exclusive) of this epoch. */
+  auxTargetOffset: number;
+  auxTargetEpoch: number;
+  auxPreviousEpoch: number;
+  remoteSegmentEndOffset: number;
+  remoteKeys: { leaderEpochCheckpoint: string; producerSnapshot: string } | null;
+  retries: number;
+  lastError: string | null;
+}
+
+export type FollowerFetcherEvent =
+  | { type: 'fetcher.started'; leader: number; leaderEpoch: number; replica: ReplicaFacts; lastFetchedEpoch: number }
+  | { type: 'fetcher.stopped' }
+  | {
+      type: 'fetch.responded';
+      requestId: number;
+      error: KafkaError | null;
+      batches: RecordBatch[];
+      highWatermark: number;
+      logStartOffset: number;
+      divergingEpoch: { epoch: number; endOffset: number } | null;
+      replica: ReplicaFacts;
+    }
+  | {
+      type: 'listOffsets.responded';
+      requestId: number;
+      timestamp: ListOffsetsTimestamp;
+      error: KafkaError | null;
+      offset: number;
+      leaderEpoch: number;
+      replica: ReplicaFacts;
+    }
+  | { type: 'offsetsForLeaderEpoch.responded'; requestId: number; error: KafkaError | null; leaderEpoch: number; endOffset: number }
+  | {
+      type: 'remoteSegment.lookedUp';
+      requestId: number;
+      found: { segmentId: string; baseOffset: number; endOffset: number; keys: { leaderEpochCheckpoint: string; producerSnapshot: string } } | null;
+      reason: string | null;
+    }
+  | { type: 'objectStore.getCompleted'; requestId: number; ok: boolean; error: string | null; leaderEpochs?: EpochEntry[]; producers?: ProducerEntry[] }
+  | { type: 'backoff.expired'; timerId: number };
+
+function initialContext(input: { broker: number; topic: string; partition: number }): FollowerFetcherContext {
+  return {
+    broker: input.broker,
+    topic: input.topic,
+    partition: input.partition,
+    leader: -1,
+    leaderEpoch: -1,
+    fetchOffset: 0,
+    lastFetchedEpoch: -1,
+    awaiting: -1,
+    nextId: 1,
+    path: null,
+    leaderLogStartOffset: -1,
+    leaderLogEndOffset: -1,
+    leaderLocalLogStartOffset: -1,
+    leaderLocalLogStartEpoch: -1,
+    earliestPendingUploadOffset: -1,
+    earliestPendingUploadEpoch: -1,
+    auxTargetOffset: -1,
+    auxTargetEpoch: -1,
+    auxPreviousEpoch: -1,
+    remoteSegmentEndOffset: -1,
+    remoteKeys: null,
+    retries: 0,
+    lastError: null,
+  };
+}
+
+type Ev<T extends FollowerFetcherEvent['type']> = Extract<FollowerFetcherEvent, { type: T }>;
+
+function kip1023Start(c: FollowerFetcherContext): number {
+  if (c.earliestPendingUploadOffset === -1) return c.leaderLogStartOffset;
+  return Math.max(c.earliestPendingUploadOffset, c.leaderLocalLogStartOffset);
+}
+
+function kip1023StartEpoch(c: FollowerFetcherContext): number {
+  const start = kip1023Start(c);
+  if (start === c.earliestPendingUploadOffset && c.earliestPendingUploadEpoch >= 0) return c.earliestPendingUploadEpoch;
+  return c.leaderLocalLogStartEpoch;
+}
+
+export const followerFetcherMachine = setup({
+  types: {
+    context: {} as FollowerFetcherContext,
+    events: {} as FollowerFetcherEvent,
+    input: {} as { broker: number; topic: string; partition: number },
+  },
+  actions: {
+    /** Effect: send Fetch(fetchOffset, currentLeaderEpoch, lastFetchedEpoch) to the leader. */
+    sendFetch: (_, _p: { requestId: number; fetchOffset: number; currentLeaderEpoch: number; lastFetchedEpoch: number }) => {},
+    /** Effect: send ListOffsets(timestamp) to the leader. */
+    sendListOffsets: (_, _p: { requestId: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number }) => {},
+    /** Effect: send OffsetsForLeaderEpoch(leaderEpoch) to the leader. */
+    sendOffsetsForLeaderEpoch: (_, _p: { requestId: number; leaderEpoch: number; currentLeaderEpoch: number }) => {},
+    /** Effect: append fetched batches as follower; update HW and log start offset. */
+    appendRecords: (_, _p: { batches: RecordBatch[]; highWatermark: number; logStartOffset: number }) => {},
+    /** Effect: update HW and log start offset from an empty response. */
+    updateFromLeader: (_, _p: { highWatermark: number; logStartOffset: number }) => {},
+    /** Effect: remove the local log at and above `offset`. */
+    truncateTo: (_, _p: { offset: number; rule: string }) => {},
+    /** Effect: clear the local log and restart it empty at `offset`. */
+    truncateFullyAndStartAt: (_, _p: { offset: number; logStartOffset: number; rule: string }) => {},
+    /** Effect: look up remote segment metadata for (epoch, offset) in the local RLMM. */
+    lookupRemoteSegment: (_, _p: { requestId: number; epoch: number; offset: number }) => {},
+    /** Effect: GET an object from the tiered store. */
+    getRemoteObject: (_, _p: { requestId: number; key: string; purpose: 'leaderEpochCheckpoint' | 'producerSnapshot' }) => {},
+    /** Effect: replace the leader epoch cache with a checkpoint read from remote storage. */
+    restoreLeaderEpochs: (_, _p: { entries: EpochEntry[] }) => {},
+    /** Effect: replace producer state with a snapshot read from remote storage. */
+    restoreProducerState: (_, _p: { entries: ProducerEntry[] }) => {},
+    /** Effect: start a timer of replica.fetch.backoff.ms; `backoff.expired` with `timerId` follows. */
+    startBackoff: (_, _p: { timerId: number; reason: string }) => {},
+    /** Record a step and the rule that caused it, for the trace and narration. */
+    explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
+  },
+  guards: {
+    isAwaitedResponse: ({ context, event }) => 'requestId' in event && event.requestId === context.awaiting,
+    isAwaitedTimer: ({ context, event }) => event.type === 'backoff.expired' && event.timerId === context.awaiting,
+    hasNoError: ({ event }) => 'error' in event && event.error === null,
+    isDivergingEpoch: ({ event }) => event.type === 'fetch.responded' && event.error === null && event.divergingEpoch !== null,
+    isOffsetOutOfRange: ({ event }) => 'error' in event && event.error === 'OFFSET_OUT_OF_RANGE',
+    isOffsetMovedToTieredStorage: ({ event }) => 'error' in event && event.error === 'OFFSET_MOVED_TO_TIERED_STORAGE',
+    isFencedLeaderEpoch: ({ event }) => 'error' in event && event.error === 'FENCED_LEADER_EPOCH',
+    /**
+     * KIP-1023 applies when the flag is on, the topic is tiered and not compacted, and the
+     * follower is empty. (The leader's LEO is not 0 whenever an empty follower gets one of
+     * these errors at offset 0: the leader's log start or local log start is above 0.)
+     */
+    isKip1023Eligible: ({ event }) => {
+      const r = (event as Ev<'fetch.responded'>).replica;
+      return r.lastTieredOffsetEnabled && r.tiered && !r.compacted && r.logEndOffset === 0;
+    },
+    isLeaderBehindFollower: ({ event }) => {
+      const e = event as Ev<'listOffsets.responded'>;
+      return e.offset < e.replica.logEndOffset;
+    },
+    isEpuoUnknownAndTieredOnlyExists: ({ context }) =>
+      context.earliestPendingUploadOffset === -1 && context.leaderLocalLogStartOffset !== context.leaderLogStartOffset,
+    isKip1023StartAtLogStart: ({ context }) => kip1023Start(context) === context.leaderLogStartOffset,
+    isTargetEpochZero: ({ context }) => context.auxTargetEpoch === 0,
+    isRemoteSegmentFound: ({ event }) => event.type === 'remoteSegment.lookedUp' && event.found !== null,
+    isGetOk: ({ event }) => event.type === 'objectStore.getCompleted' && event.ok,
+  },
+}).createMachine({
+  id: 'followerFetcher',
+  context: ({ input }) => initialContext(input),
+  initial: 'idle',
+  on: {
+    'fetcher.started': {
+      target: '.fetching',
+      actions: assign(({ context, event }) => ({
+        leader: event.leader,
+        leaderEpoch: event.leaderEpoch,
+        fetchOffset: event.replica.logEndOffset,
+        lastFetchedEpoch: event.lastFetchedEpoch,
+        path: null,
+        retries: 0,
+        lastError: null,
+        awaiting: -1,
+        nextId: context.nextId,
+      })),
+    },
+    'fetcher.stopped': { target: '.idle', actions: assign({ awaiting: -1, path: null }) },
+  },
+  states: {
+    /** Not a follower (leader, offline, or not yet assigned). */
+    idle: {},
+    /** Kafka's Fetching state: a Fetch is in flight at fetchOffset. */
+    fetching: {
+      entry: [
+        assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+        {
+          type: 'sendFetch',
+          params: ({ context }) => ({
+            requestId: context.awaiting,
+            fetchOffset: context.fetchOffset,
+            currentLeaderEpoch: context.leaderEpoch,
+            lastFetchedEpoch: context.lastFetchedEpoch,
+          }),
+        },
+      ],
+      on: {
+        'fetch.responded': [
+          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            guard: 'isDivergingEpoch',
+            target: 'truncating',
+            actions: [
+              {
+                type: 'truncateTo',
+                params: ({ event }) => ({
+                  offset: Math.min(event.divergingEpoch!.endOffset, event.replica.logEndOffset),
+                  rule: 'divergingEpoch',
+                }),
+              },
+              assign(({ event }) => ({ fetchOffset: Math.min(event.divergingEpoch!.endOffset, event.replica.logEndOffset) })),
+            ],
+          },
+          {
+            guard: 'hasNoError',
+            target: 'fetching',
+            reenter: true,
+            actions: [
+              {
+                type: 'appendRecords',
+                params: ({ event }) => ({ batches: event.batches, highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }),
+              },
+              assign(({ context, event }) => {
+                const last = event.batches[event.batches.length - 1];
+                return last === undefined
+                  ? {}
+                  : { fetchOffset: last.lastOffset + 1, lastFetchedEpoch: last.leaderEpoch, retries: 0, lastError: null, path: null };
+              }),
+            ],
+          },
+          {
+            guard: 'isFencedLeaderEpoch',
+            target: 'failed',
+            actions: [
+              assign({ lastError: 'FENCED_LEADER_EPOCH' }),
+              { type: 'explain', params: { rule: 'fencedLeaderEpoch' } },
+            ],
+          },
+          {
+            guard: and([or(['isOffsetOutOfRange', 'isOffsetMovedToTieredStorage']), 'isKip1023Eligible']),
+            target: 'kip1023',
+            actions: [
+              assign(({ event }) => ({ path: 'kip1023' as const, lastError: event.error, leaderLogStartOffset: event.logStartOffset })),
+              { type: 'explain', params: ({ event }) => ({ rule: 'kip1023Eligible', detail: { error: event.error } }) },
+            ],
+          },
+          {
+            guard: 'isOffsetOutOfRange',
+            target: 'outOfRange',
+            actions: [
+              assign(({ event }) => ({ path: 'classic' as const, lastError: 'OFFSET_OUT_OF_RANGE', leaderLogStartOffset: event.logStartOffset })),
+              {
+                type: 'explain',
+                params: ({ event }) => ({
+                  rule: event.replica.lastTieredOffsetEnabled && event.replica.logEndOffset !== 0 && event.replica.tiered
+                    ? 'classicOutOfRangeNotEmpty'
+                    : 'classicOutOfRange',
+                }),
+              },
+            ],
+          },
+          {
+            guard: 'isOffsetMovedToTieredStorage',
+            target: 'tieredOffset',
+            actions: [
+              // TierStateMachine uses the leader's log start offset carried by the Fetch response.
+              assign(({ event }) => ({ path: 'classic' as const, lastError: 'OFFSET_MOVED_TO_TIERED_STORAGE', leaderLogStartOffset: event.logStartOffset })),
+              {
+                type: 'explain',
+                params: ({ event }) => ({
+                  rule: event.replica.lastTieredOffsetEnabled && event.replica.logEndOffset !== 0
+                    ? 'classicTieredOffsetNotEmpty'
+                    : 'classicTieredOffset',
+                }),
+              },
+            ],
+          },
+          {
+            target: 'delayed',
+            actions: assign(({ event }) => ({ lastError: event.error })),
+          },
+        ],
+      },
+    },
+    /** Kafka's Truncating state: a divergent tail is removed before fetching again. */
+    truncating: {
+      always: { target: 'fetching' },
+    },
+    /** Classic OFFSET_OUT_OF_RANGE handling: fetchOffsetAndTruncate. */
+    outOfRange: {
+      initial: 'awaitingLatestOffset',
+      states: {
+        awaitingLatestOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -1 as const, currentLeaderEpoch: context.leaderEpoch }) },
+          ],
+          on: {
+            'listOffsets.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              {
+                guard: 'isLeaderBehindFollower',
+                target: '#followerFetcher.fetching',
+                actions: [
+                  { type: 'truncateTo', params: ({ event }) => ({ offset: event.offset, rule: 'leaderEndBelowFollowerEnd' }) },
+                  assign(({ event }) => ({ fetchOffset: event.offset, leaderLogEndOffset: event.offset })),
+                ],
+              },
+              { target: 'awaitingEarliestOffset', actions: assign(({ event }) => ({ leaderLogEndOffset: event.offset })) },
+            ],
+          },
+        },
+        awaitingEarliestOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -2 as const, currentLeaderEpoch: context.leaderEpoch }) },
+          ],
+          on: {
+            'listOffsets.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              {
+                guard: ({ event }) => event.offset > event.replica.logEndOffset,
+                target: '#followerFetcher.fetching',
+                actions: [
+                  { type: 'truncateFullyAndStartAt', params: ({ event }) => ({ offset: event.offset, logStartOffset: event.offset, rule: 'leaderStartAboveFollowerEnd' }) },
+                  assign(({ event }) => ({ fetchOffset: event.offset, leaderLogStartOffset: event.offset })),
+                ],
+              },
+              {
+                target: '#followerFetcher.fetching',
+                actions: [
+                  assign(({ event }) => ({ fetchOffset: Math.max(event.offset, event.replica.logEndOffset), leaderLogStartOffset: event.offset })),
+                  { type: 'explain', params: ({ event }) => ({ rule: 'resumeAtFollowerEnd', detail: { offset: Math.max(event.offset, event.replica.logEndOffset) } }) },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    },
+    /** Classic OFFSET_MOVED_TO_TIERED_STORAGE handling: TierStateMachine.start. */
+    tieredOffset: {
+      initial: 'awaitingEarliestLocalOffset',
+      states: {
+        awaitingEarliestLocalOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -4 as const, currentLeaderEpoch: context.leaderEpoch }) },
+          ],
+          on: {
+            'listOffsets.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              {
+                target: '#followerFetcher.buildingAuxState',
+                actions: assign(({ event }) => ({
+                  leaderLocalLogStartOffset: event.offset,
+                  leaderLocalLogStartEpoch: event.leaderEpoch,
+                  auxTargetOffset: event.offset,
+                  auxTargetEpoch: event.leaderEpoch,
+                })),
+              },
+            ],
+          },
+        },
+      },
+    },
+    /** KIP-1023: ListOffsets -2, -6 and -4, then one jump to the chosen start. */
+    kip1023: {
+      initial: 'awaitingEarliestOffset',
+      states: {
+        awaitingEarliestOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -2 as const, currentLeaderEpoch: context.leaderEpoch }) },
+          ],
+          on: {
+            'listOffsets.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              { target: 'awaitingEarliestPendingUploadOffset', actions: assign(({ event }) => ({ leaderLogStartOffset: event.offset })) },
+            ],
+          },
+        },
+        awaitingEarliestPendingUploadOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -6 as const, currentLeaderEpoch: context.leaderEpoch }) },
+          ],
+          on: {
+            'listOffsets.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              {
+                target: 'awaitingEarliestLocalOffset',
+                actions: assign(({ event }) => ({ earliestPendingUploadOffset: event.offset, earliestPendingUploadEpoch: event.leaderEpoch })),
+              },
+            ],
+          },
+        },
+        awaitingEarliestLocalOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -4 as const, currentLeaderEpoch: context.leaderEpoch }) },
+          ],
+          on: {
+            'listOffsets.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              {
+                target: 'choosingStart',
+                actions: assign(({ event }) => ({ leaderLocalLogStartOffset: event.offset, leaderLocalLogStartEpoch: event.leaderEpoch })),
+              },
+            ],
+          },
+        },
+        /** Transient: apply KIP-1023's start rule to the three answers. */
+        choosingStart: {
+          always: [
+            {
+              guard: 'isEpuoUnknownAndTieredOnlyExists',
+              target: '#followerFetcher.delayed',
+              actions: [
+                assign({ lastError: 'earliest pending upload offset unknown' }),
+                {
+                  type: 'explain',
+                  params: ({ context }) => ({
+                    rule: 'kip1023PendingUploadUnknown',
+                    detail: { logStartOffset: context.leaderLogStartOffset, localLogStartOffset: context.leaderLocalLogStartOffset },
+                  }),
+                },
+              ],
+            },
+            {
+              guard: 'isKip1023StartAtLogStart',
+              target: '#followerFetcher.fetching',
+              actions: [
+                {
+                  type: 'truncateFullyAndStartAt',
+                  params: ({ context }) => ({ offset: context.leaderLogStartOffset, logStartOffset: context.leaderLogStartOffset, rule: 'kip1023StartAtLogStart' }),
+                },
+                assign(({ context }) => ({ fetchOffset: context.leaderLogStartOffset })),
+              ],
+            },
+            {
+              target: '#followerFetcher.buildingAuxState',
+              actions: [
+                assign(({ context }) => ({ auxTargetOffset: kip1023Start(context), auxTargetEpoch: kip1023StartEpoch(context) })),
+                {
+                  type: 'explain',
+                  params: ({ context }) => ({
+                    rule: 'kip1023Start',
+                    detail: {
+                      earliestPendingUploadOffset: context.earliestPendingUploadOffset,
+                      localLogStartOffset: context.leaderLocalLogStartOffset,
+                      start: kip1023Start(context),
+                    },
+                  }),
+                },
+              ],
+            },
+          ],
+        },
+      },
+    },
+    /** TierStateMachine.buildRemoteLogAuxState up to auxTargetOffset (PROTOCOL 4.3). */
+    buildingAuxState: {
+      initial: 'choosingPreviousEpoch',
+      states: {
+        choosingPreviousEpoch: {
+          always: [
+            { guard: 'isTargetEpochZero', target: 'lookingUpRemoteSegment', actions: assign({ auxPreviousEpoch: 0 }) },
+            { target: 'awaitingEpochEndOffset' },
+          ],
+        },
+        awaitingEpochEndOffset: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            {
+              type: 'sendOffsetsForLeaderEpoch',
+              params: ({ context }) => ({ requestId: context.awaiting, leaderEpoch: context.auxTargetEpoch - 1, currentLeaderEpoch: context.leaderEpoch }),
+            },
+          ],
+          on: {
+            'offsetsForLeaderEpoch.responded': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+              {
+                target: 'lookingUpRemoteSegment',
+                actions: assign(({ context, event }) => ({
+                  auxPreviousEpoch: event.endOffset > context.auxTargetOffset - 1 ? event.leaderEpoch : context.auxTargetEpoch,
+                })),
+              },
+            ],
+          },
+        },
+        lookingUpRemoteSegment: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            {
+              type: 'lookupRemoteSegment',
+              params: ({ context }) => ({ requestId: context.awaiting, epoch: context.auxPreviousEpoch, offset: context.auxTargetOffset - 1 }),
+            },
+          ],
+          on: {
+            'remoteSegment.lookedUp': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              {
+                guard: 'isRemoteSegmentFound',
+                target: 'awaitingLeaderEpochCheckpoint',
+                actions: [
+                  assign(({ event }) => ({ remoteSegmentEndOffset: event.found!.endOffset, remoteKeys: event.found!.keys })),
+                  {
+                    type: 'truncateFullyAndStartAt',
+                    params: ({ context, event }) => ({
+                      offset: event.found!.endOffset + 1,
+                      logStartOffset: context.leaderLogStartOffset >= 0 ? context.leaderLogStartOffset : event.found!.endOffset + 1,
+                      rule: context.path === 'kip1023' ? 'auxStateKip1023' : 'auxStateClassic',
+                    }),
+                  },
+                ],
+              },
+              {
+                target: '#followerFetcher.delayed',
+                actions: [
+                  assign({ lastError: 'previous remote log segment metadata was not found' }),
+                  {
+                    type: 'explain',
+                    params: ({ context, event }) => ({
+                      rule: 'remoteSegmentNotFound',
+                      detail: { epoch: context.auxPreviousEpoch, offset: context.auxTargetOffset - 1, reason: event.reason },
+                    }),
+                  },
+                ],
+              },
+            ],
+          },
+        },
+        awaitingLeaderEpochCheckpoint: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            {
+              type: 'getRemoteObject',
+              params: ({ context }) => ({ requestId: context.awaiting, key: context.remoteKeys!.leaderEpochCheckpoint, purpose: 'leaderEpochCheckpoint' as const }),
+            },
+          ],
+          on: {
+            'objectStore.getCompleted': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              {
+                guard: 'isGetOk',
+                target: 'awaitingProducerSnapshot',
+                actions: { type: 'restoreLeaderEpochs', params: ({ event }) => ({ entries: event.leaderEpochs ?? [] }) },
+              },
+              { target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: `remote storage error: ${event.error}` })) },
+            ],
+          },
+        },
+        awaitingProducerSnapshot: {
+          entry: [
+            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+            {
+              type: 'getRemoteObject',
+              params: ({ context }) => ({ requestId: context.awaiting, key: context.remoteKeys!.producerSnapshot, purpose: 'producerSnapshot' as const }),
+            },
+          ],
+          on: {
+            'objectStore.getCompleted': [
+              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              {
+                guard: 'isGetOk',
+                target: '#followerFetcher.fetching',
+                actions: [
+                  { type: 'restoreProducerState', params: ({ event }) => ({ entries: event.producers ?? [] }) },
+                  assign(({ context }) => ({ fetchOffset: context.remoteSegmentEndOffset + 1, retries: 0 })),
+                  {
+                    type: 'explain',
+                    params: ({ context }) => ({ rule: 'auxStateBuilt', detail: { offset: context.remoteSegmentEndOffset + 1 } }),
+                  },
+                ],
+              },
+              { target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: `remote storage error: ${event.error}` })) },
+            ],
+          },
+        },
+      },
+    },
+    /** Backoff after a failure; fetchOffset is unchanged and the Fetch is retried. */
+    delayed: {
+      entry: [
+        assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1, retries: context.retries + 1 })),
+        {
+          type: 'startBackoff',
+          params: ({ context }) => ({ timerId: context.awaiting, reason: context.lastError ?? 'error' }),
+        },
+      ],
+      on: {
+        'backoff.expired': [
+          { guard: ({ context, event }) => event.timerId !== context.awaiting },
+          { target: 'fetching' },
+        ],
+      },
+    },
+    /** Marked failed (fenced leader epoch) until the next leader change. */
+    failed: {},
+  },
+});
+
+export type FollowerFetcherMachine = typeof followerFetcherMachine;
+
+/** Kafka's PartitionFetchState.state for the JSON output. */
+export function kafkaFetchState(stateValue: unknown): 'truncating' | 'fetching' {
+  return stateValue === 'truncating' ? 'truncating' : 'fetching';
+}

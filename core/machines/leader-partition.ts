@@ -1,0 +1,278 @@
+/**
+ * The leader side of one partition replica.
+ * Models how Kafka's Partition / ReplicaManager answer a follower: Fetch (PROTOCOL
+ * section 3, with the long poll of replica.fetch.wait.max.ms and diverging-epoch
+ * answers), ListOffsets -1/-2/-4/-5/-6 (section 4.2's EPUO rule), OffsetsForLeaderEpoch;
+ * it tracks follower log end offsets, expands the ISR and advances the high watermark.
+ * Does not model fetch sessions, quotas, or the consumer's isolation levels.
+ *
+ * Pure: the kernel passes a view of the leader's log with each event and executes the
+ * named effects (respond, append, park a fetch, set the high watermark).
+ */
+import { assign, enqueueActions, setup } from 'xstate';
+import { type LeaderView, decideFollowerFetch, listOffsetsAnswer } from '../domain/leader-rules.js';
+import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { Acks } from '../scenario/types.js';
+
+export interface FollowerProgress {
+  logEndOffset: number;
+  /** Last time the follower's fetch reached the leader's log end offset. */
+  lastCaughtUpMs: number;
+  lastFetchMs: number;
+}
+
+export interface LeaderPartitionContext {
+  broker: number;
+  topic: string;
+  partition: number;
+  leaderEpoch: number;
+  isr: number[];
+  followers: Record<string, FollowerProgress>;
+}
+
+export interface LeaderFacts {
+  view: LeaderView;
+  /** Start offset of the current leader epoch in the leader's cache. */
+  leaderEpochStartOffset: number;
+  nowMs: number;
+}
+
+export type LeaderPartitionEvent =
+  | { type: 'leadership.assumed'; leaderEpoch: number; isr: number[]; replicas: number[]; nowMs: number; logEndOffset: number }
+  | { type: 'leadership.resigned' }
+  | ({
+      type: 'fetch.received';
+      msgId: number;
+      from: number;
+      fetchOffset: number;
+      currentLeaderEpoch: number;
+      lastFetchedEpoch: number;
+      /** endOffsetFor(lastFetchedEpoch) in the leader's cache, when lastFetchedEpoch >= 0. */
+      lastFetchedEpochEnd: { leaderEpoch: number; endOffset: number } | null;
+      /** The long poll ran out: answer even with no data. */
+      waitExpired: boolean;
+    } & LeaderFacts)
+  | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
+  | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
+  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks; minInsyncReplicas: number } & LeaderFacts);
+
+type Ev<T extends LeaderPartitionEvent['type']> = Extract<LeaderPartitionEvent, { type: T }>;
+
+function epochError(leaderEpoch: number, requested: number): KafkaError | null {
+  if (requested < leaderEpoch) return 'FENCED_LEADER_EPOCH';
+  if (requested > leaderEpoch) return 'UNKNOWN_LEADER_EPOCH';
+  return null;
+}
+
+/** HW = the smallest log end offset in the ISR (the leader's own included). */
+function highWatermarkOf(context: LeaderPartitionContext, isr: number[], leaderLogEndOffset: number, followers: Record<string, FollowerProgress>): number {
+  let hw = leaderLogEndOffset;
+  for (const b of isr) {
+    if (b === context.broker) continue;
+    const f = followers[String(b)];
+    hw = Math.min(hw, f === undefined ? 0 : f.logEndOffset);
+  }
+  void context;
+  return hw;
+}
+
+function isFollowerCaughtUpToJoinIsr(context: LeaderPartitionContext, e: Ev<'fetch.received'>): boolean {
+  return !context.isr.includes(e.from) && e.fetchOffset >= e.view.highWatermark && e.fetchOffset >= e.leaderEpochStartOffset;
+}
+
+function isDiverging(e: Ev<'fetch.received'>): boolean {
+  if (e.lastFetchedEpoch < 0 || e.lastFetchedEpochEnd === null) return false;
+  return e.lastFetchedEpochEnd.leaderEpoch < e.lastFetchedEpoch || e.lastFetchedEpochEnd.endOffset < e.fetchOffset;
+}
+
+export const leaderPartitionMachine = setup({
+  types: {
+    context: {} as LeaderPartitionContext,
+    events: {} as LeaderPartitionEvent,
+    input: {} as { broker: number; topic: string; partition: number },
+  },
+  actions: {
+    /** Effect: answer a follower Fetch; with no error the kernel reads records from fetchOffset. */
+    respondFetch: (_, _p: { msgId: number; error: KafkaError | null; rule: string; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null }) => {},
+    /** Effect: hold a Fetch with no new data until data arrives or replica.fetch.wait.max.ms. */
+    parkFetch: (_, _p: { msgId: number }) => {},
+    respondListOffsets: (_, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: string }) => {},
+    respondOffsetsForLeaderEpoch: (_, _p: { msgId: number; error: KafkaError | null; requestedEpoch: number }) => {},
+    /** Effect: append a produce as leader in the current epoch. */
+    appendAsLeader: (_, _p: { msgId: number; records: number; acks: Acks }) => {},
+    /** Effect: refuse a produce. */
+    rejectProduce: (_, _p: { msgId: number; error: KafkaError; rule: string }) => {},
+    /** Effect: set the leader's high watermark (never lowered). */
+    advanceHighWatermark: (_, _p: { highWatermark: number }) => {},
+    /** Effect: record an ISR change. */
+    isrChanged: (_, _p: { isr: number[]; added: number[]; removed: number[]; rule: string }) => {},
+    recordFollowerFetch: assign(({ context, event }) => {
+      const e = event as Ev<'fetch.received'>;
+      const prev = context.followers[String(e.from)];
+      const caughtUp = e.fetchOffset >= e.view.logEndOffset;
+      return {
+        followers: {
+          ...context.followers,
+          [String(e.from)]: {
+            logEndOffset: e.fetchOffset,
+            lastCaughtUpMs: caughtUp ? e.nowMs : prev?.lastCaughtUpMs ?? e.nowMs,
+            lastFetchMs: e.nowMs,
+          },
+        },
+      };
+    }),
+    /** A follower joins the ISR once its log end reaches the HW and the current epoch's start. */
+    maybeExpandIsr: enqueueActions(({ context, event, enqueue }) => {
+      const e = event as Ev<'fetch.received'>;
+      if (!isFollowerCaughtUpToJoinIsr(context, e)) return;
+      const isr = [...context.isr, e.from].sort((a, b) => a - b);
+      enqueue.assign({ isr });
+      // Sibling actions of one setup() are not typed inside enqueueActions; the kernel checks the shape.
+      enqueue({ type: 'isrChanged', params: { isr, added: [e.from], removed: [], rule: 'followerCaughtUp' } } as never);
+    }),
+    maybeAdvanceHighWatermark: enqueueActions(({ context, event, enqueue }) => {
+      const e = event as Ev<'fetch.received'>;
+      const hw = highWatermarkOf(context, context.isr, e.view.logEndOffset, context.followers);
+      if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
+    }),
+  },
+  guards: {
+    hasEpochError: ({ context, event }) => epochError(context.leaderEpoch, (event as Ev<'fetch.received'>).currentLeaderEpoch) !== null,
+    isDivergingEpoch: ({ event }) => isDiverging(event as Ev<'fetch.received'>),
+    isFetchError: ({ event }) => {
+      const e = event as Ev<'fetch.received'>;
+      return decideFollowerFetch(e.view, e.fetchOffset).error !== null;
+    },
+    /** Nothing to return yet: hold the fetch (long poll) unless it has waited long enough. */
+    hasNoNewData: ({ event }) => {
+      const e = event as Ev<'fetch.received'>;
+      return !e.waitExpired && e.fetchOffset >= e.view.logEndOffset;
+    },
+    hasNotEnoughReplicas: ({ context, event }) => {
+      const e = event as Ev<'produce.received'>;
+      return e.acks === 'all' && context.isr.length < e.minInsyncReplicas;
+    },
+  },
+}).createMachine({
+  id: 'leaderPartition',
+  context: ({ input }) => ({ broker: input.broker, topic: input.topic, partition: input.partition, leaderEpoch: -1, isr: [], followers: {} }),
+  initial: 'follower',
+  states: {
+    /** Not the leader: requests are answered NOT_LEADER_OR_FOLLOWER by the kernel. */
+    follower: {
+      on: {
+        'leadership.assumed': {
+          target: 'leader',
+          actions: assign(({ event }) => {
+            const followers: Record<string, FollowerProgress> = {};
+            for (const r of event.replicas) followers[String(r)] = { logEndOffset: 0, lastCaughtUpMs: event.nowMs, lastFetchMs: event.nowMs };
+            return { leaderEpoch: event.leaderEpoch, isr: [...event.isr], followers };
+          }),
+        },
+      },
+    },
+    leader: {
+      on: {
+        'leadership.resigned': { target: 'follower', actions: assign({ isr: [], followers: {} }) },
+        'leadership.assumed': {
+          actions: assign(({ event }) => ({ leaderEpoch: event.leaderEpoch, isr: [...event.isr] })),
+        },
+        'fetch.received': [
+          {
+            guard: 'hasEpochError',
+            actions: {
+              type: 'respondFetch',
+              params: ({ context, event }) => ({
+                msgId: event.msgId,
+                error: epochError(context.leaderEpoch, event.currentLeaderEpoch),
+                rule: 'leaderEpochCheck',
+                fetchOffset: event.fetchOffset,
+                divergingEpoch: null,
+              }),
+            },
+          },
+          {
+            guard: 'isDivergingEpoch',
+            actions: {
+              type: 'respondFetch',
+              params: ({ event }) => ({
+                msgId: event.msgId,
+                error: null,
+                rule: 'divergingEpoch',
+                fetchOffset: event.fetchOffset,
+                divergingEpoch: { epoch: event.lastFetchedEpochEnd!.leaderEpoch, endOffset: event.lastFetchedEpochEnd!.endOffset },
+              }),
+            },
+          },
+          {
+            guard: 'isFetchError',
+            actions: {
+              type: 'respondFetch',
+              params: ({ event }) => {
+                const d = decideFollowerFetch(event.view, event.fetchOffset);
+                return { msgId: event.msgId, error: d.error, rule: d.rule, fetchOffset: event.fetchOffset, divergingEpoch: null };
+              },
+            },
+          },
+          {
+            guard: 'hasNoNewData',
+            actions: [
+              'recordFollowerFetch',
+              'maybeExpandIsr',
+              'maybeAdvanceHighWatermark',
+              { type: 'parkFetch', params: ({ event }) => ({ msgId: event.msgId }) },
+            ],
+          },
+          {
+            actions: [
+              'recordFollowerFetch',
+              'maybeExpandIsr',
+              'maybeAdvanceHighWatermark',
+              {
+                type: 'respondFetch',
+                params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'localRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+              },
+            ],
+          },
+        ],
+        'listOffsets.received': {
+          actions: {
+            type: 'respondListOffsets',
+            params: ({ context, event }) => {
+              const err = epochError(context.leaderEpoch, event.currentLeaderEpoch);
+              const a = listOffsetsAnswer(event.view, event.timestamp);
+              return { msgId: event.msgId, error: err, timestamp: event.timestamp, offset: err ? -1 : a.offset, rule: a.rule };
+            },
+          },
+        },
+        'offsetsForLeaderEpoch.received': {
+          actions: {
+            type: 'respondOffsetsForLeaderEpoch',
+            params: ({ context, event }) => ({
+              msgId: event.msgId,
+              error: epochError(context.leaderEpoch, event.currentLeaderEpoch),
+              requestedEpoch: event.leaderEpoch,
+            }),
+          },
+        },
+        'produce.received': [
+          {
+            guard: 'hasNotEnoughReplicas',
+            actions: { type: 'rejectProduce', params: ({ event }) => ({ msgId: event.msgId, error: 'NOT_ENOUGH_REPLICAS' as const, rule: 'minInsyncReplicas' }) },
+          },
+          {
+            actions: [
+              { type: 'appendAsLeader', params: ({ event }) => ({ msgId: event.msgId, records: event.records, acks: event.acks }) },
+              {
+                type: 'advanceHighWatermark',
+                params: ({ context, event }) => ({
+                  highWatermark: highWatermarkOf(context, context.isr, event.view.logEndOffset + event.records, context.followers),
+                }),
+              },
+            ],
+          },
+        ],
+      },
+    },
+  },
+});

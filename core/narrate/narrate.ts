@@ -1,0 +1,202 @@
+/**
+ * Narration: one plain-English line per trace step, naming the rule applied. The CLI and
+ * the browser both use it, so a newcomer reads the same explanation everywhere.
+ */
+import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { TraceEntry } from '../sim/trace.js';
+
+/** Why each rule applies, in the words of PROTOCOL.md. */
+export const RULES: Record<string, string> = {
+  belowLogStartOffset: 'the offset is below the leader\'s Log-Start-Offset (PROTOCOL 3: o < LSO)',
+  aboveLogEndOffset: 'the offset is above the leader\'s Log-End-Offset (PROTOCOL 3: o > LEO)',
+  tieredOnlyOffset:
+    'the offset is at or above Log-Start-Offset but below Local-Log-Start-Offset: it now lives only in remote storage (PROTOCOL 3: LSO <= o < LLSO)',
+  localRecords: 'the offset is in the leader\'s local log (PROTOCOL 3: LLSO <= o <= LEO)',
+  leaderEpochCheck: 'the request\'s leader epoch does not match the leader\'s',
+  divergingEpoch: 'the follower\'s last fetched epoch ends earlier on the leader, so its log has diverged',
+  latest: 'ListOffsets -1 answers the Log-End-Offset',
+  earliest: 'ListOffsets -2 answers the Log-Start-Offset',
+  earliestLocal: 'ListOffsets -4 answers the Local-Log-Start-Offset',
+  latestTiered: 'ListOffsets -5 answers the highest offset in remote storage',
+  'earliestPendingUpload.notTiered': 'the topic is not tiered, so there is no pending upload offset (-1)',
+  'earliestPendingUpload.unknownNothingTieredOnly':
+    'Ry is unknown but Local-Log-Start-Offset equals Log-Start-Offset: nothing is tiered-only, so the answer is Log-Start-Offset',
+  'earliestPendingUpload.unknownTieredOnlyExists':
+    'Ry is unknown and some offsets are tiered-only: the leader does not yet know what it uploaded, so it answers -1',
+  'earliestPendingUpload.afterHighestTiered': 'the answer is max(Ry + 1, Log-Start-Offset) (KIP-1023; the clamp covers a stale Ry)',
+  endOffsetForEpoch: 'the leader epoch cache gives the end offset of the requested epoch (the start of the next higher one)',
+  notLeader: 'the broker is not the partition\'s leader',
+  brokerDown: 'the broker is down, so the connection failed',
+  classicOutOfRange:
+    'classic path (PROTOCOL 4.1): ask the leader\'s Log-End-Offset (ListOffsets -1), then its Log-Start-Offset (ListOffsets -2)',
+  classicOutOfRangeNotEmpty:
+    'classic path even with KIP-1023 on, because the follower is not empty (its LEO is not 0)',
+  classicTieredOffset:
+    'classic path (PROTOCOL 4.1): ask the leader\'s Local-Log-Start-Offset (ListOffsets -4), then build the remote auxiliary state up to it',
+  classicTieredOffsetNotEmpty: 'classic tiered-offset path even with KIP-1023 on, because the follower is not empty',
+  kip1023Eligible:
+    'KIP-1023 applies: follower.fetch.last.tiered.offset.enable is on, the topic is tiered and not compacted, and the follower is empty; ask ListOffsets -2, -6 and -4',
+  kip1023PendingUploadUnknown:
+    'the earliest pending upload offset is unknown (-1) and the leader\'s Local-Log-Start-Offset is above its Log-Start-Offset: back off and retry until the leader learns what it uploaded',
+  kip1023StartAtLogStart: 'the start offset equals the leader\'s Log-Start-Offset: nothing to rebuild from remote storage',
+  kip1023Start: 'KIP-1023 start = max(Earliest-Pending-Upload-Offset, Local-Log-Start-Offset), never below the leader\'s local log',
+  leaderEndBelowFollowerEnd: 'the leader\'s Log-End-Offset is below the follower\'s (unclean election): truncate to it',
+  leaderStartAboveFollowerEnd: 'the leader\'s Log-Start-Offset is above the follower\'s Log-End-Offset: truncateFullyAndStartAt(leader LSO)',
+  resumeAtFollowerEnd: 'fetch again from max(leader Log-Start-Offset, follower Log-End-Offset)',
+  auxStateClassic: 'remote auxiliary state (PROTOCOL 4.3): the local log restarts at the end of the remote segment covering LLSO - 1',
+  auxStateKip1023: 'remote auxiliary state (PROTOCOL 4.3): the local log restarts at the end of the remote segment covering start - 1',
+  auxStateLeaderEpochs: 'the leader epoch cache is replaced by the checkpoint stored with the remote segment',
+  auxStateProducerSnapshot: 'producer state is restored from the snapshot stored with the remote segment',
+  auxStateBuilt: 'the remote auxiliary state is built; no record data was copied from remote storage',
+  remoteSegmentFound: 'the remote log metadata holds a finished segment for that epoch and offset',
+  remoteSegmentNotFound: 'previous remote log segment metadata was not found: back off and retry',
+  remoteMetadataLoading: 'the remote log metadata for this partition is still loading on this broker: back off and retry',
+  fencedLeaderEpoch: 'FENCED_LEADER_EPOCH at the current epoch: the partition is marked failed until the next leader change',
+  backoff: 'every failure delays the partition by replica.fetch.backoff.ms, with fetchOffset unchanged',
+  rlmMetadataLoading: 'the remote log metadata is still loading: the task cannot learn the highest offset in remote storage yet',
+  rlmRefreshHighestOffset: 'the remote log manager task refreshes Ry from remote metadata on every run, even with nothing to upload (KIP-1023)',
+  followerCaughtUp: 'the follower reached the high watermark, so it joins the ISR',
+  segmentFull: 'the batch would overflow segment.bytes (or segment.ms passed), so the active segment was rolled',
+  appendAsLeader: 'the leader appends the batches to its active segment',
+  minInsyncReplicas: 'acks=all needs min.insync.replicas in the ISR',
+  consumerLocalRead: 'the offset is in the local log',
+  consumerRemoteRead: 'the offset is below Local-Log-Start-Offset, so the broker reads it from remote storage',
+  consumerReadRemote: 'part of the read came from remote storage: the cost KIP-1023 warns about',
+  consumerReadLocal: 'the whole read came from the local log',
+  consumerOutOfRange: 'the offset is outside [Log-Start-Offset, Log-End-Offset]',
+  initialLeader: 'the first replica in the assignment leads',
+  leaderCrashed: 'the leader crashed; the first live in-sync replica is elected (clean election)',
+  electLeader: 'leadership moved on request to a live in-sync replica',
+  electionRefused: 'only a live in-sync replica can be elected (clean election only)',
+  noEligibleLeader: 'no live in-sync replica is left: the partition is offline',
+  configChanged: 'a dynamic config change takes effect at once',
+};
+
+function who(e: unknown): string {
+  if (e === 'consumer') return 'consumer';
+  if (e === 'producer') return 'producer';
+  return `broker ${String(e)}`;
+}
+
+function tsName(t: ListOffsetsTimestamp | undefined): string {
+  if (t === undefined) return '';
+  return `${t} (${LIST_OFFSETS_NAMES[t]})`;
+}
+
+function because(rule: unknown): string {
+  if (typeof rule !== 'string') return '';
+  const text = RULES[rule];
+  return text ? `: ${text}` : '';
+}
+
+/** One line for a trace entry, or null when the entry is not narrated at this level. */
+export function narrate(e: TraceEntry, verbose = false): string | null {
+  const t = `t=${e.atMs}ms`;
+  const tp = e.topic !== undefined ? `${e.topic}-${e.partition}` : '';
+  const x = e as Record<string, unknown>;
+  switch (e.type) {
+    case 'request': {
+      const r = e as Extract<TraceEntry, { type: 'request' }>;
+      if (r.api === 'Fetch') {
+        if (!verbose && r.source !== 'consumer' && x.quiet) return null;
+        return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at offset ${r.fetchOffset}`;
+      }
+      if (r.api === 'ListOffsets') return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets ${tp} timestamp ${tsName(r.timestamp)}, asking for the ${LIST_OFFSETS_MEANING[r.timestamp!]}`;
+      return `${t} ${who(r.source)} -> ${who(r.target)}: OffsetsForLeaderEpoch ${tp} epoch ${r.leaderEpoch}`;
+    }
+    case 'response': {
+      const r = e as Extract<TraceEntry, { type: 'response' }>;
+      if (r.api === 'Fetch') {
+        if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered ${r.error}${because(r.rule)}`;
+        if (r.divergingEpoch) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} answered with a diverging epoch ${r.divergingEpoch.epoch} ending at ${r.divergingEpoch.endOffset}${because('divergingEpoch')}`;
+        const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
+        if (r.records === 0 && !verbose) return null;
+        return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}, high watermark ${r.highWatermark ?? '-'}`;
+      }
+      if (r.api === 'ListOffsets') {
+        if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets ${tsName(r.timestamp)} answered ${r.error}${because(r.rule)}`;
+        return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets ${tsName(r.timestamp)} = offset ${r.offset}, epoch ${r.leaderEpoch}${because(r.rule)}`;
+      }
+      if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: OffsetsForLeaderEpoch answered ${r.error}`;
+      return `${t} ${who(r.source)} -> ${who(r.target)}: OffsetsForLeaderEpoch = epoch ${r.leaderEpoch}, end offset ${r.endOffset}${because(r.rule)}`;
+    }
+    case 'objectStore': {
+      const o = e as Extract<TraceEntry, { type: 'objectStore' }>;
+      const what = o.purpose ? ` (${o.purpose})` : '';
+      return `${t} broker ${o.broker} ${o.op.toUpperCase()} ${o.store} store ${o.key}${what}: ${o.ok ? `${o.bytes} bytes` : `failed, ${o.error}`}`;
+    }
+    case 'log': {
+      const a = x.action;
+      if (a === 'truncateFullyAndStartAt') return `${t} broker ${x.broker} ${tp}: truncateFullyAndStartAt(${x.offset}), log start ${x.logStartOffset}${because(e.rule)}`;
+      if (a === 'truncateTo') return `${t} broker ${x.broker} ${tp}: truncated to ${x.offset}${because(e.rule)}`;
+      if (a === 'leaderEpochsRestored') return `${t} broker ${x.broker} ${tp}: leader epochs restored ${JSON.stringify(x.leaderEpochs)}${because(e.rule)}`;
+      if (a === 'producerStateRestored') return `${t} broker ${x.broker} ${tp}: producer state restored (${x.producers} producers)${because(e.rule)}`;
+      if (a === 'segmentRolled') return verbose ? `${t} broker ${x.broker} ${tp}: segment rolled at ${x.baseOffset}${because(e.rule)}` : null;
+      return null;
+    }
+    case 'fetcher': {
+      if (x.action === 'delayed') return `${t} broker ${x.broker} ${tp}: fetcher delayed ${x.delayMs} ms (${x.reason}), retry at t=${x.retryAtMs}ms${because(e.rule)}`;
+      return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}${detail(x)}`;
+    }
+    case 'rlm': {
+      if (x.action === 'highestOffsetInRemoteStorageUpdated') return `${t} broker ${x.broker} ${tp}: highest offset in remote storage ${x.from} -> ${x.highestOffsetInRemoteStorage}${because(e.rule)}`;
+      return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}`;
+    }
+    case 'remoteMetadata':
+      return `${t} broker ${x.broker} ${tp}: remote segment for epoch ${x.epoch}, offset ${x.offset}: ${x.found ?? 'none'}${because(e.rule)}`;
+    case 'produce':
+      if (x.action === 'appended') return `${t} broker ${x.broker} ${tp}: produced ${x.records} records at [${x.baseOffset}, ${x.lastOffset}] (acks=${x.acks})`;
+      if (x.action === 'acknowledged') return verbose || x.acks === 'all' ? `${t} ${tp}: produce acknowledged up to ${x.lastOffset} (acks=${x.acks}) after ${x.latencyMs} ms` : null;
+      return `${t} ${tp}: produce rejected ${x.error}${because(e.rule)}`;
+    case 'consume':
+      return `${t} consumer ${tp} on broker ${x.broker}: read ${x.recordsLocal} records locally and ${x.recordsRemote} from remote storage, next offset ${x.nextOffset}${because(e.rule)}`;
+    case 'isr':
+      return `${t} ${tp}: ISR is now [${(x.isr as number[]).join(', ')}]${because(e.rule)}`;
+    case 'leader':
+      return `${t} ${tp}: broker ${x.broker} leads at epoch ${x.leaderEpoch}${because(e.rule)}`;
+    case 'highWatermark':
+      return verbose ? `${t} broker ${x.broker} ${tp}: high watermark ${x.highWatermark}` : null;
+    case 'config':
+      return `${t} config ${x.key} = ${String(x.value)}${x.topic ? ` on ${x.topic}` : ''}${because(e.rule)}`;
+    case 'broker':
+      return `${t} broker ${x.broker} ${x.action}`;
+    case 'timeline':
+      if (x.ignored) return `${t} ${x.action} ignored: ${x.ignored}`;
+      if (x.action === 'addReplica') return `${t} broker ${x.broker} joins ${tp} as an empty replica`;
+      if (x.action === 'objectStore') return `${t} object store ${(x.stores as string[]).join(' and ')} ${x.available ? 'available again' : 'unavailable'}`;
+      return verbose ? `${t} timeline: ${x.action}` : null;
+    case 'violation':
+      return `${t} VIOLATION ${x.invariant}: ${x.message}`;
+    default:
+      if (e.type.endsWith('State')) return verbose ? `${t} broker ${x.broker} ${tp} ${e.type.replace('State', '')}: ${x.from} -> ${x.to}` : null;
+      return verbose ? `${t} ${e.type}` : null;
+  }
+}
+
+function detail(x: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const k of ['start', 'earliestPendingUploadOffset', 'localLogStartOffset', 'logStartOffset', 'offset', 'error']) {
+    if (x[k] !== undefined && x[k] !== null) parts.push(`${k} ${String(x[k])}`);
+  }
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+/**
+ * A narrator for a whole run: like `narrate`, but at the default level it also skips the
+ * repeated long-poll Fetch of an in-sync follower (same source, same offset as its last
+ * Fetch), which would otherwise fill the narration with identical lines.
+ */
+export class Narrator {
+  private lastFetch: Record<string, number> = {};
+  constructor(private readonly verbose = false) {}
+
+  line(e: TraceEntry): string | null {
+    if (!this.verbose && e.type === 'request' && e.api === 'Fetch' && e.source !== 'consumer') {
+      const k = `${String(e.source)}|${e.topic}-${e.partition}`;
+      const repeated = this.lastFetch[k] === e.fetchOffset;
+      this.lastFetch[k] = e.fetchOffset ?? -1;
+      if (repeated) return null;
+    }
+    return narrate(e, this.verbose);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The scenario file of docs/CONTRACT.md, after validation and defaults.
+ * A scenario is plain data: it round-trips through JSON and is the input of a run.
+ */
+import type { BrokerConfig, ConfigValue, ModelKnobs, TopicConfig } from '../domain/config.js';
+
+export type Tier = 'remote' | 'both' | 'local';
+
+export interface InitialSegment {
+  baseOffset: number;
+  /** Inclusive. */
+  endOffset: number;
+  tier: Tier;
+}
+
+export interface InitialPartitionState {
+  partition: number;
+  leaderEpoch: number;
+  /** (epoch, startOffset) pairs, ascending in both. */
+  leaderEpochs: Array<[number, number]>;
+  /** Contiguous, oldest first; the last is the active segment. */
+  segments: InitialSegment[];
+  /** Undefined: derived (end of the last remote/both segment, or -1). */
+  highestOffsetInRemoteStorage?: number;
+  remoteLogMetadataReadyMs: number;
+}
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  /** Per partition, the replica broker ids; the first is the leader. */
+  replicas: number[][];
+  /** Only the keys the scenario gave; defaults are applied by the kernel. */
+  config: Partial<Record<keyof TopicConfig, ConfigValue>>;
+  initial: InitialPartitionState[];
+}
+
+export type Acks = 0 | 1 | 'all';
+
+export type TimelineAction =
+  | { kind: 'addReplica'; topic: string; partition: number; broker: number }
+  | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks }
+  | { kind: 'consume'; topic: string; partition: number; broker?: number; fromOffset: number; records: number }
+  | { kind: 'crash'; broker: number }
+  | { kind: 'restart'; broker: number }
+  | { kind: 'electLeader'; topic: string; partition: number; broker: number }
+  /** `topic` given: topic configs of that topic; otherwise broker configs, and topic configs of every topic. */
+  | { kind: 'setConfig'; topic?: string; values: Record<string, ConfigValue> }
+  | { kind: 'objectStore'; available: boolean; store?: 'tiered' | 'wal' };
+
+export interface TimelineEvent {
+  at: number;
+  action: TimelineAction;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  seed: number;
+  brokers: number;
+  /** Broker i is in zones[i % zones.length]; default ['a']. */
+  zones: string[];
+  /** Only the keys the scenario gave; defaults are applied by the kernel. */
+  config: Partial<Record<keyof BrokerConfig, ConfigValue>>;
+  model: Partial<ModelKnobs>;
+  topics: TopicSpec[];
+  timeline: TimelineEvent[];
+  until: number;
+}
+
+export interface InputProblem {
+  /** Where the problem is, e.g. `topics[0].initial[0].segments[2].baseOffset`. */
+  path: string;
+  message: string;
+}
+
+export type ParseResult =
+  | { ok: true; scenario: Scenario }
+  | { ok: false; problems: InputProblem[] };

@@ -1,0 +1,1384 @@
+/**
+ * The deterministic kernel: simulated time in integer milliseconds, an event queue
+ * ordered by (time, sequence), a simulated network with per-link latency (same zone or
+ * cross zone), a simulated object store behind the port, and the cluster: brokers,
+ * partitions, their logs and their machines. It steps the pure XState machines with
+ * `transition()` and executes the effects they name. A run is a pure function of
+ * (scenario, seed, user actions); `checkpoint()` returns plain data from which
+ * `Kernel.restore()` continues with the same trace.
+ *
+ * Leaves out: the controller's quorum (elections are immediate and clean), fetch
+ * sessions, quotas, transactions, compaction.
+ */
+import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
+import {
+  type BrokerConfig,
+  type ConfigValue,
+  type ModelKnobs,
+  type TopicConfig,
+  defaultBrokerConfig,
+  defaultModelKnobs,
+  defaultTopicConfig,
+  isBrokerConfigKey,
+  isCompacted,
+  isTopicConfigKey,
+} from '../domain/config.js';
+import {
+  type EpochEntry,
+  checkpointUpTo,
+  endOffsetFor,
+  epochForOffset,
+  formatCheckpoint,
+  latestEpoch,
+  parseCheckpoint,
+} from '../domain/leader-epoch-cache.js';
+import type { LeaderView } from '../domain/leader-rules.js';
+import {
+  type PartitionLog,
+  type RecordBatch,
+  appendBatch,
+  emptyLog,
+  logEndOffset,
+  maybeIncrementLogStartOffset,
+  newSegment,
+  planBatches,
+  readBatches,
+  truncateFullyAndStartAt,
+  truncateTo,
+  updateHighWatermark,
+} from '../domain/partition-log.js';
+import { type ProducerEntry, restoreProducerState, snapshotProducerState } from '../domain/producer-state.js';
+import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+import {
+  type RemoteSegmentMetadata,
+  findHighestRemoteOffset,
+  findRemoteSegment,
+  objectKeysFor,
+  segmentLeaderEpochs,
+} from '../domain/remote-metadata.js';
+import { type FollowerFetcherEvent, type ReplicaFacts, followerFetcherMachine } from '../machines/follower-fetcher.js';
+import { type LeaderPartitionEvent, leaderPartitionMachine } from '../machines/leader-partition.js';
+import { type RemoteLogManagerEvent, remoteLogManagerMachine } from '../machines/remote-log-manager.js';
+import {
+  MemoryObjectStore,
+  type ObjectStoreBackend,
+  type ObjectStoreRequest,
+  type ObjectStoreResult,
+  type StoreName,
+  type StoredObject,
+} from '../ports/object-store.js';
+import type { Acks, Scenario, TimelineAction } from '../scenario/types.js';
+import { assert } from '../util/assert.js';
+import { type EventQueue, newQueue, pop, push, peek } from './event-queue.js';
+import { type PrngState, seedPrng } from './prng.js';
+import type { Endpoint, TraceEntry } from './trace.js';
+import { type Violation, checkInvariants, checkFollowerAppend } from '../check/invariants.js';
+
+export type MachineName = 'fetcher' | 'leader' | 'rlm';
+
+export interface ReplicaState {
+  broker: number;
+  log: PartitionLog;
+  /** In memory only: lost on restart, -1 until learned. Never decreases while up. */
+  highestOffsetInRemoteStorage: number;
+}
+
+export interface ParkedFetch {
+  msgId: number;
+  msg: Message;
+}
+
+export interface PendingAck {
+  msgId: number;
+  lastOffset: number;
+  sentMs: number;
+  records: number;
+}
+
+export interface PartitionState {
+  key: string;
+  topic: string;
+  partition: number;
+  replicas: number[];
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  /** Cluster-wide remote log metadata (topic-based RLMM), every state change kept. */
+  remoteMetadata: RemoteSegmentMetadata[];
+  metadataReadyMs: number;
+  replicaStates: Record<string, ReplicaState>;
+  parked: Record<string, ParkedFetch>;
+  pendingAcks: PendingAck[];
+  nextSequence: number;
+}
+
+export interface BrokerState {
+  id: number;
+  zone: string;
+  alive: boolean;
+}
+
+export interface Message {
+  msgId: number;
+  correlationId: number;
+  api: ApiName;
+  dir: 'request' | 'response';
+  source: Endpoint;
+  target: Endpoint;
+  key: string;
+  requestId: number;
+  body: Record<string, unknown>;
+}
+
+export interface ConsumerState {
+  id: number;
+  key: string;
+  broker: number;
+  nextOffset: number;
+  remaining: number;
+  local: number;
+  remote: number;
+}
+
+export type KernelEvent =
+  | { kind: 'timeline'; index: number }
+  | { kind: 'deliver'; msg: Message }
+  | { kind: 'machineTimer'; machine: 'fetcher' | 'rlm'; broker: number; key: string; timerId: number }
+  | { kind: 'fetchWaitExpired'; key: string; msgId: number }
+  | { kind: 'remoteSegmentLookedUp'; broker: number; key: string; requestId: number; epoch: number; offset: number }
+  | { kind: 'storeDone'; broker: number; key: string; requestId: number; purpose: string; store: StoreName; objectKey: string; result: ObjectStoreResult }
+  | { kind: 'consumerFetch'; consumerId: number };
+
+export interface Metrics {
+  requests: Record<string, number>;
+  /** Consumer reads served from remote storage, per broker. */
+  remoteReads: Record<string, { count: number; bytes: number }>;
+  bytesFetchedByFollowers: number;
+  produced: { records: number; bytes: number };
+  [name: string]: unknown;
+}
+
+export interface KernelState {
+  nowMs: number;
+  nextMsgId: number;
+  nextCorrelationId: number;
+  nextConsumerId: number;
+  stepCount: number;
+  prng: PrngState;
+  queue: EventQueue<KernelEvent>;
+  brokers: BrokerState[];
+  brokerConfig: BrokerConfig;
+  topicConfigs: Record<string, TopicConfig>;
+  model: ModelKnobs;
+  partitions: Record<string, PartitionState>;
+  partitionOrder: string[];
+  storeAvailable: Record<StoreName, boolean>;
+  consumers: Record<string, ConsumerState>;
+  /** Consumer Fetches waiting for a remote read, by message id. */
+  pendingConsumerReads: Record<string, { msg: Message; batches: RecordBatch[] }>;
+  violations: Violation[];
+  violationKeys: Record<string, true>;
+  metrics: Metrics;
+}
+
+export interface Checkpoint {
+  seed: number;
+  state: KernelState;
+  machines: Record<string, unknown>;
+  store: Record<StoreName, Record<string, StoredObject>>;
+  trace: TraceEntry[];
+}
+
+export interface KernelOptions {
+  store?: ObjectStoreBackend;
+  /** Seed override (the CLI's --seed). */
+  seed?: number;
+}
+
+const MACHINES = {
+  fetcher: followerFetcherMachine,
+  leader: leaderPartitionMachine,
+  rlm: remoteLogManagerMachine,
+} as const;
+
+/** Plain-data deep copy (the kernel state holds only JSON values). */
+function clone<T>(x: T): T {
+  return JSON.parse(JSON.stringify(x)) as T;
+}
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+/** `{a: {b: 'c'}}` -> `a.b.c`. */
+export function stateName(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object') {
+    const [k, v] = Object.entries(value as Record<string, unknown>)[0] ?? ['', ''];
+    const rest = stateName(v);
+    return rest === '' ? k : `${k}.${rest}`;
+  }
+  return '';
+}
+
+export class Kernel {
+  readonly scenario: Scenario;
+  /** The seed this run uses (the scenario's, or an override). */
+  readonly seed: number;
+  state: KernelState;
+  trace: TraceEntry[] = [];
+  private machines: Record<string, AnyMachineSnapshot> = {};
+  private store: ObjectStoreBackend;
+
+  constructor(scenario: Scenario, options: KernelOptions = {}) {
+    this.scenario = scenario;
+    this.store = options.store ?? new MemoryObjectStore();
+    const seed = options.seed ?? scenario.seed;
+    this.seed = seed;
+    const brokerConfig = defaultBrokerConfig();
+    for (const [k, v] of Object.entries(scenario.config)) if (isBrokerConfigKey(k)) (brokerConfig as Record<string, ConfigValue>)[k] = v as ConfigValue;
+    const model = defaultModelKnobs();
+    for (const [k, v] of Object.entries(scenario.model)) (model as unknown as Record<string, number>)[k] = v as number;
+    const topicConfigs: Record<string, TopicConfig> = {};
+    for (const t of scenario.topics) {
+      const c = defaultTopicConfig();
+      for (const [k, v] of Object.entries(t.config)) if (isTopicConfigKey(k)) (c as Record<string, ConfigValue>)[k] = v as ConfigValue;
+      topicConfigs[t.name] = c;
+    }
+    const zones = scenario.zones.length > 0 ? scenario.zones : ['a'];
+    this.state = {
+      nowMs: 0,
+      nextMsgId: 1,
+      nextCorrelationId: 1,
+      nextConsumerId: 1,
+      stepCount: 0,
+      prng: seedPrng(seed),
+      queue: newQueue(),
+      brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: zones[id % zones.length], alive: true })),
+      brokerConfig,
+      topicConfigs,
+      model,
+      partitions: {},
+      partitionOrder: [],
+      storeAvailable: { tiered: true, wal: true },
+      consumers: {},
+      pendingConsumerReads: {},
+      violations: [],
+      violationKeys: {},
+      metrics: { requests: {}, remoteReads: {}, bytesFetchedByFollowers: 0, produced: { records: 0, bytes: 0 } },
+    };
+    this.setUpPartitions();
+    scenario.timeline.forEach((e, index) => push(this.state.queue, e.at, { kind: 'timeline', index }));
+    this.startCluster();
+  }
+
+  /** Continue a run from a checkpoint taken by `checkpoint()`. */
+  static restore(scenario: Scenario, cp: Checkpoint, options: KernelOptions = {}): Kernel {
+    const k = Object.create(Kernel.prototype) as Kernel;
+    (k as { scenario: Scenario }).scenario = scenario;
+    (k as { seed: number }).seed = cp.seed;
+    k.store = options.store ?? new MemoryObjectStore();
+    k.store.restore(clone(cp.store));
+    k.state = clone(cp.state);
+    k.trace = cp.trace.slice();
+    k.pendingLeaderRequests = [];
+    k.machines = {};
+    for (const [id, persisted] of Object.entries(cp.machines)) {
+      const name = id.split('|')[2] as MachineName;
+      const p = clone(persisted) as { value: unknown; context: Record<string, unknown> };
+      k.machines[id] = (MACHINES[name] as typeof followerFetcherMachine).resolveState({
+        value: p.value as never,
+        context: p.context as never,
+      }) as AnyMachineSnapshot;
+    }
+    return k;
+  }
+
+  checkpoint(): Checkpoint {
+    const machines: Record<string, unknown> = {};
+    for (const [id, snap] of Object.entries(this.machines)) {
+      const name = id.split('|')[2] as MachineName;
+      const p = (MACHINES[name] as typeof followerFetcherMachine).getPersistedSnapshot(snap as never) as unknown as { value: unknown; context: unknown };
+      machines[id] = clone({ value: p.value, context: p.context });
+    }
+    return { seed: this.seed, state: clone(this.state), machines, store: clone(this.store.snapshot()), trace: this.trace.slice() };
+  }
+
+  // ------------------------------------------------------------------ set-up
+
+  private setUpPartitions(): void {
+    for (const t of this.scenario.topics) {
+      for (let p = 0; p < t.partitions; p++) {
+        const key = partitionKey(t.name, p);
+        const replicas = [...t.replicas[p]];
+        const initial = t.initial.find((i) => i.partition === p);
+        const part: PartitionState = {
+          key,
+          topic: t.name,
+          partition: p,
+          replicas,
+          leader: replicas[0],
+          leaderEpoch: initial?.leaderEpoch ?? 0,
+          isr: [replicas[0]],
+          remoteMetadata: [],
+          metadataReadyMs: initial?.remoteLogMetadataReadyMs ?? 0,
+          replicaStates: {},
+          parked: {},
+          pendingAcks: [],
+          nextSequence: 0,
+        };
+        for (const b of replicas) part.replicaStates[String(b)] = { broker: b, log: emptyLog(0, 0), highestOffsetInRemoteStorage: -1 };
+        const leaderState = part.replicaStates[String(replicas[0])];
+        if (initial !== undefined) this.buildInitialLog(part, leaderState, initial);
+        else leaderState.log.leaderEpochs = [[part.leaderEpoch, 0]];
+        this.state.partitions[key] = part;
+        this.state.partitionOrder.push(key);
+      }
+    }
+  }
+
+  /** The leader's log at t = 0 from the scenario's `initial` segments. */
+  private buildInitialLog(part: PartitionState, leader: ReplicaState, initial: Scenario['topics'][number]['initial'][number]): void {
+    const cfg = this.state.topicConfigs[part.topic];
+    const model = this.state.model;
+    const epochs: EpochEntry[] = initial.leaderEpochs.map(([e, s]) => [e, s] as EpochEntry);
+    const first = initial.segments[0];
+    const log: PartitionLog = {
+      logStartOffset: first.baseOffset,
+      localLogStartOffset: first.baseOffset,
+      highWatermark: 0,
+      segments: [],
+      leaderEpochs: epochs,
+      producers: {},
+    };
+    const producerId = 1;
+    let sequence = 0;
+    const remoteMetas: RemoteSegmentMetadata[] = [];
+    for (let i = 0; i < initial.segments.length; i++) {
+      const s = initial.segments[i];
+      const seg = newSegment(s.baseOffset, 0);
+      const batches: RecordBatch[] = [];
+      for (let offset = s.baseOffset; offset <= s.endOffset; ) {
+        const epoch = epochForOffset(epochs, offset);
+        const next = epochs.find(([, start]) => start > offset);
+        const perBatch = Math.max(1, Math.floor(model.producerBatchBytes / model.recordBytes));
+        const last = Math.min(s.endOffset, offset + perBatch - 1, next === undefined ? Number.MAX_SAFE_INTEGER : next[1] - 1);
+        const count = last - offset + 1;
+        batches.push({
+          baseOffset: offset,
+          lastOffset: last,
+          leaderEpoch: epoch,
+          producerId,
+          baseSequence: sequence,
+          bytes: count * model.recordBytes,
+          appendedMs: 0,
+        });
+        sequence += count;
+        offset = last + 1;
+      }
+      seg.batches = batches;
+      seg.endOffset = s.endOffset;
+      seg.bytes = batches.reduce((n, b) => n + b.bytes, 0);
+      seg.rolled = i < initial.segments.length - 1;
+      for (const b of batches) {
+        log.producers[String(producerId)] = { producerId, lastSequence: b.baseSequence + b.lastOffset - b.baseOffset, lastOffset: b.lastOffset, leaderEpoch: b.leaderEpoch };
+      }
+      if (s.tier === 'remote' || s.tier === 'both') {
+        const segmentId = `init-${s.baseOffset}`;
+        const keys = objectKeysFor(part.topic, part.partition, s.baseOffset, segmentId);
+        const meta: RemoteSegmentMetadata = {
+          segmentId,
+          topic: part.topic,
+          partition: part.partition,
+          baseOffset: s.baseOffset,
+          endOffset: s.endOffset,
+          state: 'COPY_SEGMENT_FINISHED',
+          brokerId: part.leader,
+          segmentLeaderEpochs: segmentLeaderEpochs(epochs, s.baseOffset, s.endOffset),
+          sizeBytes: seg.bytes,
+          maxTimestampMs: 0,
+          objectKeys: keys,
+        };
+        remoteMetas.push(meta);
+        this.writeSegmentObjects(meta, batches, checkpointUpTo(epochs, s.endOffset), snapshotProducerState(log.producers, s.endOffset + 1));
+      }
+      if (s.tier === 'both' || s.tier === 'local') log.segments.push(seg);
+    }
+    assert(log.segments.length > 0, 'the active segment is local');
+    log.localLogStartOffset = log.segments[0].baseOffset;
+    log.highWatermark = logEndOffset(log);
+    leader.log = log;
+    part.remoteMetadata = remoteMetas;
+    const derived = remoteMetas.length > 0 ? remoteMetas[remoteMetas.length - 1].endOffset : -1;
+    leader.highestOffsetInRemoteStorage = initial.highestOffsetInRemoteStorage ?? derived;
+    part.nextSequence = sequence;
+    void cfg;
+  }
+
+  /** Objects of an uploaded segment, written straight to the store (initial state only). */
+  private writeSegmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): void {
+    const put = (key: string, object: StoredObject) => this.store.execute({ op: 'put', store: 'tiered', key, object });
+    put(meta.objectKeys.log, { bytes: meta.sizeBytes, body: { kind: 'segment', batches } });
+    const index = batches.map((b) => `${b.baseOffset}`).join('\n');
+    put(meta.objectKeys.offsetIndex, { bytes: batches.length * 8, body: { kind: 'text', text: index } });
+    const cp = formatCheckpoint(epochs);
+    put(meta.objectKeys.leaderEpochCheckpoint, { bytes: cp.length, body: { kind: 'text', text: cp } });
+    const snap = JSON.stringify(producers);
+    put(meta.objectKeys.producerSnapshot, { bytes: snap.length, body: { kind: 'text', text: snap } });
+  }
+
+  private startCluster(): void {
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      for (const b of part.replicas) {
+        for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(b, key, name);
+      }
+      this.deliver(part.leader, key, 'leader', {
+        type: 'leadership.assumed',
+        leaderEpoch: part.leaderEpoch,
+        isr: part.isr,
+        replicas: part.replicas,
+        nowMs: 0,
+        logEndOffset: logEndOffset(this.replica(key, part.leader).log),
+      });
+      this.trace.push({ atMs: 0, type: 'leader', topic: part.topic, partition: part.partition, broker: part.leader, leaderEpoch: part.leaderEpoch, rule: 'initialLeader' });
+    }
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      for (const b of part.replicas) this.deliver(b, key, 'rlm', { type: 'rlm.started', role: b === part.leader ? 'leader' : 'follower' });
+    }
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      for (const b of part.replicas) if (b !== part.leader) this.startFetcher(b, key);
+    }
+  }
+
+  private createMachine(broker: number, key: string, name: MachineName): void {
+    const part = this.state.partitions[key];
+    const machine = MACHINES[name] as typeof followerFetcherMachine;
+    const [snap] = initialTransition(machine, { broker, topic: part.topic, partition: part.partition });
+    this.machines[`${broker}|${key}|${name}`] = snap as AnyMachineSnapshot;
+  }
+
+  private startFetcher(broker: number, key: string): void {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    this.deliver(broker, key, 'fetcher', {
+      type: 'fetcher.started',
+      leader: part.leader,
+      leaderEpoch: part.leaderEpoch,
+      replica: this.replicaFacts(key, broker),
+      lastFetchedEpoch: latestEpoch(r.log.leaderEpochs),
+    });
+  }
+
+  // ------------------------------------------------------------------ accessors
+
+  get nowMs(): number {
+    return this.state.nowMs;
+  }
+
+  replica(key: string, broker: number): ReplicaState {
+    const r = this.state.partitions[key].replicaStates[String(broker)];
+    assert(r !== undefined, `broker ${broker} hosts ${key}`);
+    return r;
+  }
+
+  machineSnapshot(broker: number, key: string, name: MachineName): AnyMachineSnapshot | undefined {
+    return this.machines[`${broker}|${key}|${name}`];
+  }
+
+  machineState(broker: number, key: string, name: MachineName): string {
+    const s = this.machineSnapshot(broker, key, name);
+    return s === undefined ? '' : stateName(s.value);
+  }
+
+  objectStore(): ObjectStoreBackend {
+    return this.store;
+  }
+
+  private tiered(key: string): boolean {
+    const part = this.state.partitions[key];
+    return this.state.brokerConfig['remote.log.storage.system.enable'] && this.state.topicConfigs[part.topic]['remote.storage.enable'];
+  }
+
+  replicaFacts(key: string, broker: number): ReplicaFacts {
+    const part = this.state.partitions[key];
+    return {
+      logEndOffset: logEndOffset(this.replica(key, broker).log),
+      lastTieredOffsetEnabled: this.state.brokerConfig['follower.fetch.last.tiered.offset.enable'],
+      tiered: this.tiered(key),
+      compacted: isCompacted(this.state.topicConfigs[part.topic]),
+    };
+  }
+
+  leaderView(key: string, broker: number): LeaderView {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    return {
+      tiered: this.tiered(key),
+      logStartOffset: r.log.logStartOffset,
+      localLogStartOffset: r.log.localLogStartOffset,
+      logEndOffset: logEndOffset(r.log),
+      highWatermark: r.log.highWatermark,
+      highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+      leaderEpoch: part.leaderEpoch,
+    };
+  }
+
+  private leaderFacts(key: string, broker: number) {
+    const r = this.replica(key, broker);
+    const part = this.state.partitions[key];
+    const entry = r.log.leaderEpochs.find(([e]) => e === part.leaderEpoch);
+    return { view: this.leaderView(key, broker), leaderEpochStartOffset: entry ? entry[1] : logEndOffset(r.log), nowMs: this.state.nowMs };
+  }
+
+  private latencyMs(a: Endpoint, b: Endpoint, key: string): number {
+    const part = this.state.partitions[key];
+    const zoneOf = (e: Endpoint): string => {
+      const id = typeof e === 'number' ? e : part.leader >= 0 ? part.leader : 0;
+      return this.state.brokers[id]?.zone ?? 'a';
+    };
+    return zoneOf(a) === zoneOf(b) ? this.state.model.sameZoneLatencyMs : this.state.model.crossZoneLatencyMs;
+  }
+
+  // ------------------------------------------------------------------ stepping
+
+  /** True while events remain at or before `until`. */
+  hasNext(): boolean {
+    const next = peek(this.state.queue);
+    return next !== undefined && next.at <= this.scenario.until;
+  }
+
+  /** Processes one event. Returns false when the run has ended. */
+  step(): boolean {
+    const next = peek(this.state.queue);
+    if (next === undefined || next.at > this.scenario.until) {
+      this.state.nowMs = this.scenario.until;
+      return false;
+    }
+    pop(this.state.queue);
+    this.state.nowMs = next.at;
+    this.state.stepCount++;
+    this.handle(next.ev);
+    for (const v of checkInvariants(this)) this.addViolation(v);
+    return true;
+  }
+
+  runToEnd(maxSteps = Number.MAX_SAFE_INTEGER): void {
+    let n = 0;
+    while (n++ < maxSteps && this.step()) {
+      /* keep stepping */
+    }
+  }
+
+  addViolation(v: Violation): void {
+    const k = `${v.invariant}|${v.subject ?? ''}`;
+    if (this.state.violationKeys[k]) return;
+    this.state.violationKeys[k] = true;
+    this.state.violations.push(v);
+    this.trace.push({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
+  }
+
+  private handle(ev: KernelEvent): void {
+    switch (ev.kind) {
+      case 'timeline':
+        return this.applyTimeline(this.scenario.timeline[ev.index].action);
+      case 'deliver':
+        return ev.msg.dir === 'request' ? this.onRequest(ev.msg) : this.onResponse(ev.msg);
+      case 'machineTimer': {
+        if (!this.state.brokers[ev.broker].alive) return;
+        if (ev.machine === 'fetcher') return this.deliver(ev.broker, ev.key, 'fetcher', { type: 'backoff.expired', timerId: ev.timerId });
+        return this.deliver(ev.broker, ev.key, 'rlm', this.rlmTaskEvent(ev.broker, ev.key, ev.timerId));
+      }
+      case 'fetchWaitExpired': {
+        const part = this.state.partitions[ev.key];
+        const parked = part.parked[String(ev.msgId)];
+        if (parked === undefined) return;
+        delete part.parked[String(ev.msgId)];
+        return this.onFollowerRequestAtLeader(parked.msg, true);
+      }
+      case 'remoteSegmentLookedUp':
+        return this.onRemoteSegmentLookup(ev);
+      case 'storeDone':
+        return this.onStoreDone(ev);
+      case 'consumerFetch':
+        return this.sendConsumerFetch(ev.consumerId);
+    }
+  }
+
+  /** Steps one machine with an event and executes the effects it asks for. */
+  private deliver(broker: number, key: string, name: MachineName, event: FollowerFetcherEvent | LeaderPartitionEvent | RemoteLogManagerEvent): void {
+    const id = `${broker}|${key}|${name}`;
+    const snap = this.machines[id];
+    assert(snap !== undefined, `machine ${id} exists`);
+    const machine = MACHINES[name] as typeof followerFetcherMachine;
+    const before = stateName(snap.value);
+    const [next, actions] = transition(machine, snap as never, event as never);
+    this.machines[id] = next as AnyMachineSnapshot;
+    const after = stateName(next.value);
+    const part = this.state.partitions[key];
+    if (before !== after) {
+      this.trace.push({ atMs: this.state.nowMs, type: `${name}State`, broker, topic: part.topic, partition: part.partition, from: before, to: after, event: event.type });
+    }
+    for (const a of actions) {
+      const action = a as unknown as { type: string; params?: Record<string, unknown> };
+      if (action.type.startsWith('xstate.')) continue;
+      this.execute(broker, key, name, action.type, action.params ?? {});
+    }
+  }
+
+  // ------------------------------------------------------------------ effects
+
+  private execute(broker: number, key: string, name: MachineName, type: string, p: Record<string, unknown>): void {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    const now = this.state.nowMs;
+    const tp = { topic: part.topic, partition: part.partition };
+    switch (type) {
+      // ---- follower fetcher
+      case 'sendFetch':
+        return this.sendRequest(broker, key, 'Fetch', p.requestId as number, {
+          fetchOffset: p.fetchOffset,
+          currentLeaderEpoch: p.currentLeaderEpoch,
+          lastFetchedEpoch: p.lastFetchedEpoch,
+          maxBytes: this.state.brokerConfig['replica.fetch.max.bytes'],
+        });
+      case 'sendListOffsets':
+        return this.sendRequest(broker, key, 'ListOffsets', p.requestId as number, { timestamp: p.timestamp, currentLeaderEpoch: p.currentLeaderEpoch });
+      case 'sendOffsetsForLeaderEpoch':
+        return this.sendRequest(broker, key, 'OffsetsForLeaderEpoch', p.requestId as number, { leaderEpoch: p.leaderEpoch, currentLeaderEpoch: p.currentLeaderEpoch });
+      case 'appendRecords': {
+        const cfg = this.state.topicConfigs[part.topic];
+        const leaderLog = part.leader >= 0 ? this.replica(key, part.leader).log : undefined;
+        const batches = p.batches as RecordBatch[];
+        let bytes = 0;
+        for (const b of batches) {
+          if (b.baseOffset !== logEndOffset(r.log)) continue;
+          const rolled = appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now);
+          if (rolled) this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: b.baseOffset, rule: 'segmentFull' });
+          bytes += b.bytes;
+          if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
+        }
+        this.state.metrics.bytesFetchedByFollowers += bytes;
+        updateHighWatermark(r.log, Math.min(p.highWatermark as number, logEndOffset(r.log)));
+        if (r.log.highWatermark < (p.highWatermark as number)) r.log.highWatermark = Math.min(p.highWatermark as number, logEndOffset(r.log));
+        maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
+        return;
+      }
+      case 'truncateTo': {
+        const offset = p.offset as number;
+        if (offset >= logEndOffset(r.log)) return;
+        truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset));
+        this.trace.push({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
+        return;
+      }
+      case 'truncateFullyAndStartAt': {
+        const offset = p.offset as number;
+        truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now);
+        this.trace.push({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
+        return;
+      }
+      case 'lookupRemoteSegment':
+        push(this.state.queue, now, { kind: 'remoteSegmentLookedUp', broker, key, requestId: p.requestId as number, epoch: p.epoch as number, offset: p.offset as number });
+        return;
+      case 'getRemoteObject':
+        return this.storeOp(broker, key, { op: 'get', store: 'tiered', key: p.key as string }, p.requestId as number, p.purpose as string);
+      case 'restoreLeaderEpochs': {
+        const entries = p.entries as EpochEntry[];
+        r.log.leaderEpochs = entries.map(([e, s]) => [e, s] as EpochEntry);
+        this.trace.push({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, ...tp, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
+        return;
+      }
+      case 'restoreProducerState': {
+        const entries = p.entries as ProducerEntry[];
+        r.log.producers = restoreProducerState(entries);
+        this.trace.push({ atMs: now, type: 'log', action: 'producerStateRestored', broker, ...tp, producers: entries.length, rule: 'auxStateProducerSnapshot' });
+        return;
+      }
+      case 'startBackoff': {
+        const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
+        push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId: p.timerId as number });
+        this.trace.push({ atMs: now, type: 'fetcher', action: 'delayed', broker, ...tp, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
+        return;
+      }
+      case 'explain':
+        this.trace.push({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        return;
+      // ---- leader
+      case 'respondFetch':
+        return this.respondFetch(broker, key, p);
+      case 'parkFetch': {
+        const msg = this.inflightRequests[String(p.msgId)];
+        assert(msg !== undefined, 'a parked fetch is in flight');
+        part.parked[String(p.msgId)] = { msgId: p.msgId as number, msg };
+        push(this.state.queue, now + this.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'fetchWaitExpired', key, msgId: p.msgId as number });
+        return;
+      }
+      case 'respondListOffsets': {
+        const offset = p.offset as number;
+        const ts = p.timestamp as ListOffsetsTimestamp;
+        const epoch = offset < 0 ? -1 : ts === -1 ? latestEpoch(r.log.leaderEpochs) : epochForOffset(r.log.leaderEpochs, offset);
+        return this.respond(broker, key, p.msgId as number, { error: p.error, timestamp: ts, offset, leaderEpoch: epoch, rule: p.rule });
+      }
+      case 'respondOffsetsForLeaderEpoch': {
+        const e = endOffsetFor(r.log.leaderEpochs, p.requestedEpoch as number, logEndOffset(r.log));
+        return this.respond(broker, key, p.msgId as number, { error: p.error, leaderEpoch: e.leaderEpoch, endOffset: e.endOffset, rule: 'endOffsetForEpoch' });
+      }
+      case 'appendAsLeader':
+        return this.appendAsLeader(broker, key, p.msgId as number, p.records as number, p.acks as Acks);
+      case 'rejectProduce':
+        this.trace.push({ atMs: now, type: 'produce', action: 'rejected', broker, ...tp, error: p.error as KafkaError, rule: p.rule as string });
+        return;
+      case 'advanceHighWatermark': {
+        const hw = Math.min(p.highWatermark as number, logEndOffset(r.log));
+        if (hw <= r.log.highWatermark) return;
+        r.log.highWatermark = hw;
+        this.trace.push({ atMs: now, type: 'highWatermark', broker, ...tp, highWatermark: hw });
+        this.completeAcks(key);
+        return;
+      }
+      case 'isrChanged':
+        part.isr = [...(p.isr as number[])];
+        this.trace.push({ atMs: now, type: 'isr', broker, ...tp, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
+        return;
+      // ---- remote log manager
+      case 'scheduleTask': {
+        const delay = p.after === 'now' ? 0 : this.state.brokerConfig['remote.log.manager.task.interval.ms'];
+        push(this.state.queue, now + delay, { kind: 'machineTimer', machine: 'rlm', broker, key, timerId: p.timerId as number });
+        return;
+      }
+      case 'updateHighestOffsetInRemoteStorage': {
+        const offset = p.offset as number;
+        if (offset <= r.highestOffsetInRemoteStorage) return;
+        const from = r.highestOffsetInRemoteStorage;
+        r.highestOffsetInRemoteStorage = offset;
+        this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
+        return;
+      }
+      default:
+        assert(false, `unknown effect ${type} from ${name}`);
+    }
+  }
+
+  private rlmTaskEvent(broker: number, key: string, timerId: number): RemoteLogManagerEvent {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    return {
+      type: 'rlm.taskDue',
+      timerId,
+      metadataReady: this.state.nowMs >= part.metadataReadyMs,
+      highestRemoteOffset: findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)),
+      highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+      tiered: this.tiered(key),
+    };
+  }
+
+  // ------------------------------------------------------------------ network
+
+  /** Requests waiting at a leader (parked fetches), by message id. */
+  private get inflightRequests(): Record<string, Message> {
+    const out: Record<string, Message> = {};
+    for (const m of this.pendingLeaderRequests) out[String(m.msgId)] = m;
+    return out;
+  }
+
+  private pendingLeaderRequests: Message[] = [];
+
+  private sendRequest(broker: number, key: string, api: ApiName, requestId: number, body: Record<string, unknown>): void {
+    const part = this.state.partitions[key];
+    const fetcher = this.machineSnapshot(broker, key, 'fetcher');
+    const target = (fetcher?.context as { leader: number } | undefined)?.leader ?? part.leader;
+    const msg: Message = {
+      msgId: this.state.nextMsgId++,
+      correlationId: this.state.nextCorrelationId++,
+      api,
+      dir: 'request',
+      source: broker,
+      target,
+      key,
+      requestId,
+      body,
+    };
+    this.state.metrics.requests[api] = (this.state.metrics.requests[api] ?? 0) + 1;
+    this.trace.push({
+      atMs: this.state.nowMs,
+      type: 'request',
+      api,
+      source: broker,
+      target,
+      topic: part.topic,
+      partition: part.partition,
+      correlationId: msg.correlationId,
+      ...(api === 'Fetch' ? { fetchOffset: body.fetchOffset as number, currentLeaderEpoch: body.currentLeaderEpoch as number, lastFetchedEpoch: body.lastFetchedEpoch as number } : {}),
+      ...(api === 'ListOffsets' ? { timestamp: body.timestamp as ListOffsetsTimestamp } : {}),
+      ...(api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: body.leaderEpoch as number } : {}),
+    });
+    push(this.state.queue, this.state.nowMs + this.latencyMs(broker, target, key), { kind: 'deliver', msg });
+  }
+
+  private onRequest(msg: Message): void {
+    const target = msg.target as number;
+    if (!this.state.brokers[target]?.alive) {
+      // The connection fails; the requester sees a network error after the round trip.
+      return this.reply(msg, { error: 'NETWORK_EXCEPTION', rule: 'brokerDown' }, target);
+    }
+    if (msg.source === 'consumer') return this.onConsumerFetch(msg);
+    const part = this.state.partitions[msg.key];
+    if (part.leader !== target) return this.reply(msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notLeader' }, target);
+    this.onFollowerRequestAtLeader(msg, false);
+  }
+
+  private onFollowerRequestAtLeader(msg: Message, waitExpired: boolean): void {
+    const leader = msg.target as number;
+    const facts = this.leaderFacts(msg.key, leader);
+    const b = msg.body;
+    this.pendingLeaderRequests.push(msg);
+    switch (msg.api) {
+      case 'Fetch': {
+        const r = this.replica(msg.key, leader);
+        const lfe = b.lastFetchedEpoch as number;
+        this.deliver(leader, msg.key, 'leader', {
+          type: 'fetch.received',
+          msgId: msg.msgId,
+          from: msg.source as number,
+          fetchOffset: b.fetchOffset as number,
+          currentLeaderEpoch: b.currentLeaderEpoch as number,
+          lastFetchedEpoch: lfe,
+          lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
+          waitExpired,
+          ...facts,
+        });
+        break;
+      }
+      case 'ListOffsets':
+        this.deliver(leader, msg.key, 'leader', {
+          type: 'listOffsets.received',
+          msgId: msg.msgId,
+          from: msg.source as number,
+          timestamp: b.timestamp as ListOffsetsTimestamp,
+          currentLeaderEpoch: b.currentLeaderEpoch as number,
+          ...facts,
+        });
+        break;
+      case 'OffsetsForLeaderEpoch':
+        this.deliver(leader, msg.key, 'leader', {
+          type: 'offsetsForLeaderEpoch.received',
+          msgId: msg.msgId,
+          from: msg.source as number,
+          leaderEpoch: b.leaderEpoch as number,
+          currentLeaderEpoch: b.currentLeaderEpoch as number,
+          ...facts,
+        });
+        break;
+    }
+    this.pendingLeaderRequests = this.pendingLeaderRequests.filter((m) => m !== msg);
+  }
+
+  private respondFetch(broker: number, key: string, p: Record<string, unknown>): void {
+    const part = this.state.partitions[key];
+    const msg = this.inflightRequests[String(p.msgId)] ?? part.parked[String(p.msgId)]?.msg;
+    assert(msg !== undefined, 'a Fetch answered is in flight');
+    delete part.parked[String(p.msgId)];
+    const r = this.replica(key, broker);
+    const error = p.error as KafkaError | null;
+    const batches = error === null && p.divergingEpoch === null ? readBatches(r.log, p.fetchOffset as number, msg.body.maxBytes as number) : [];
+    this.reply(
+      msg,
+      {
+        error,
+        batches,
+        highWatermark: r.log.highWatermark,
+        logStartOffset: r.log.logStartOffset,
+        divergingEpoch: p.divergingEpoch,
+        fetchOffset: p.fetchOffset,
+        rule: p.rule,
+      },
+      broker,
+    );
+  }
+
+  private respond(broker: number, key: string, msgId: number, body: Record<string, unknown>): void {
+    const msg = this.inflightRequests[String(msgId)];
+    assert(msg !== undefined && msg.key === key, 'a request answered is in flight');
+    this.reply(msg, body, broker);
+  }
+
+  private reply(request: Message, body: Record<string, unknown>, from: number): void {
+    const msg: Message = { ...request, dir: 'response', source: from, target: request.source, body, msgId: this.state.nextMsgId++ };
+    push(this.state.queue, this.state.nowMs + this.latencyMs(from, request.source, request.key), { kind: 'deliver', msg });
+  }
+
+  private onResponse(msg: Message): void {
+    const part = this.state.partitions[msg.key];
+    const b = msg.body;
+    const batches = (b.batches as RecordBatch[] | undefined) ?? [];
+    const bytes = batches.reduce((n, x) => n + x.bytes, 0);
+    const records = batches.reduce((n, x) => n + (x.lastOffset - x.baseOffset + 1), 0);
+    this.trace.push({
+      atMs: this.state.nowMs,
+      type: 'response',
+      api: msg.api,
+      source: msg.source as number,
+      target: msg.target,
+      topic: part.topic,
+      partition: part.partition,
+      correlationId: msg.correlationId,
+      error: (b.error as KafkaError | null) ?? null,
+      ...(msg.api === 'Fetch'
+        ? {
+            records,
+            bytes,
+            fetchOffset: (b.fetchOffset as number | undefined) ?? (msg.body.fetchOffset as number),
+            ...(b.highWatermark !== undefined ? { highWatermark: b.highWatermark as number, logStartOffset: b.logStartOffset as number } : {}),
+            ...(b.divergingEpoch ? { divergingEpoch: b.divergingEpoch as { epoch: number; endOffset: number } } : {}),
+            ...(b.servedFrom ? { servedFrom: b.servedFrom as 'local' | 'remote' } : {}),
+          }
+        : {}),
+      ...(msg.api === 'ListOffsets' ? { timestamp: b.timestamp as ListOffsetsTimestamp, offset: b.offset as number, leaderEpoch: b.leaderEpoch as number } : {}),
+      ...(msg.api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: b.leaderEpoch as number, endOffset: b.endOffset as number } : {}),
+      ...(b.rule ? { rule: b.rule as string } : {}),
+    });
+    if (msg.target === 'consumer') return this.onConsumerResponse(msg);
+    const broker = msg.target as number;
+    if (!this.state.brokers[broker].alive) return;
+    const replica = this.replicaFacts(msg.key, broker);
+    const error = (b.error as KafkaError | null) ?? null;
+    switch (msg.api) {
+      case 'Fetch':
+        return this.deliver(broker, msg.key, 'fetcher', {
+          type: 'fetch.responded',
+          requestId: msg.requestId,
+          error,
+          batches,
+          highWatermark: (b.highWatermark as number | undefined) ?? -1,
+          logStartOffset: (b.logStartOffset as number | undefined) ?? -1,
+          divergingEpoch: (b.divergingEpoch as { epoch: number; endOffset: number } | null | undefined) ?? null,
+          replica,
+        });
+      case 'ListOffsets':
+        return this.deliver(broker, msg.key, 'fetcher', {
+          type: 'listOffsets.responded',
+          requestId: msg.requestId,
+          timestamp: (msg.body.timestamp ?? b.timestamp) as ListOffsetsTimestamp,
+          error,
+          offset: (b.offset as number | undefined) ?? -1,
+          leaderEpoch: (b.leaderEpoch as number | undefined) ?? -1,
+          replica,
+        });
+      case 'OffsetsForLeaderEpoch':
+        return this.deliver(broker, msg.key, 'fetcher', {
+          type: 'offsetsForLeaderEpoch.responded',
+          requestId: msg.requestId,
+          error,
+          leaderEpoch: (b.leaderEpoch as number | undefined) ?? -1,
+          endOffset: (b.endOffset as number | undefined) ?? -1,
+        });
+    }
+  }
+
+  // ------------------------------------------------------------------ remote storage
+
+  private onRemoteSegmentLookup(ev: Extract<KernelEvent, { kind: 'remoteSegmentLookedUp' }>): void {
+    if (!this.state.brokers[ev.broker].alive) return;
+    const part = this.state.partitions[ev.key];
+    const ready = this.state.nowMs >= part.metadataReadyMs;
+    const found = ready ? findRemoteSegment(part.remoteMetadata, ev.epoch, ev.offset) : undefined;
+    this.trace.push({
+      atMs: this.state.nowMs,
+      type: 'remoteMetadata',
+      action: 'lookup',
+      broker: ev.broker,
+      topic: part.topic,
+      partition: part.partition,
+      epoch: ev.epoch,
+      offset: ev.offset,
+      found: found ? found.segmentId : null,
+      rule: found ? 'remoteSegmentFound' : ready ? 'remoteSegmentNotFound' : 'remoteMetadataLoading',
+    });
+    this.deliver(ev.broker, ev.key, 'fetcher', {
+      type: 'remoteSegment.lookedUp',
+      requestId: ev.requestId,
+      found: found
+        ? {
+            segmentId: found.segmentId,
+            baseOffset: found.baseOffset,
+            endOffset: found.endOffset,
+            keys: { leaderEpochCheckpoint: found.objectKeys.leaderEpochCheckpoint, producerSnapshot: found.objectKeys.producerSnapshot },
+          }
+        : null,
+      reason: found ? null : ready ? 'previous remote log segment metadata was not found' : 'remote log metadata is still loading',
+    });
+  }
+
+  private storeLatencyMs(req: ObjectStoreRequest, bytes: number): number {
+    const m = this.state.model;
+    switch (req.op) {
+      case 'put':
+        return m.tieredPutLatencyMs + Math.floor(bytes / m.tieredPutBytesPerMs);
+      case 'get':
+      case 'list':
+        return m.tieredGetLatencyMs;
+      case 'delete':
+        return m.tieredDeleteLatencyMs;
+    }
+  }
+
+  /** Issues an object-store request; the completion arrives after the modelled latency. */
+  private storeOp(broker: number, key: string, req: ObjectStoreRequest, requestId: number, purpose: string): void {
+    const available = this.state.storeAvailable[req.store];
+    const result: ObjectStoreResult = available ? this.store.execute(req) : { ok: false, bytes: 0, error: 'ServiceUnavailable' };
+    const part = this.state.partitions[key];
+    const objectKey = 'key' in req ? req.key : req.prefix;
+    this.trace.push({
+      atMs: this.state.nowMs,
+      type: 'objectStore',
+      op: req.op,
+      store: req.store,
+      key: objectKey,
+      bytes: result.bytes,
+      ok: result.ok,
+      broker,
+      topic: part.topic,
+      partition: part.partition,
+      purpose,
+      ...(result.error ? { error: result.error } : {}),
+      ...(req.op === 'get' && req.range ? { range: req.range } : {}),
+    });
+    push(this.state.queue, this.state.nowMs + this.storeLatencyMs(req, result.bytes), {
+      kind: 'storeDone',
+      broker,
+      key,
+      requestId,
+      purpose,
+      store: req.store,
+      objectKey,
+      result,
+    });
+  }
+
+  private onStoreDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
+    if (!this.state.brokers[ev.broker].alive) return;
+    if (ev.purpose === 'consumerRead') return this.onConsumerRemoteRead(ev);
+    const body = ev.result.object?.body;
+    const text = body?.kind === 'text' ? body.text : '';
+    this.deliver(ev.broker, ev.key, 'fetcher', {
+      type: 'objectStore.getCompleted',
+      requestId: ev.requestId,
+      ok: ev.result.ok,
+      error: ev.result.error ?? null,
+      ...(ev.result.ok && ev.purpose === 'leaderEpochCheckpoint' ? { leaderEpochs: parseCheckpoint(text) } : {}),
+      ...(ev.result.ok && ev.purpose === 'producerSnapshot' ? { producers: JSON.parse(text) as ProducerEntry[] } : {}),
+    });
+  }
+
+  // ------------------------------------------------------------------ produce and consume
+
+  private appendAsLeader(broker: number, key: string, msgId: number, records: number, acks: Acks): void {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    const cfg = this.state.topicConfigs[part.topic];
+    const model = this.state.model;
+    const now = this.state.nowMs;
+    const first = logEndOffset(r.log);
+    for (const count of planBatches(records, model.recordBytes, model.producerBatchBytes)) {
+      const base = logEndOffset(r.log);
+      const batch: RecordBatch = {
+        baseOffset: base,
+        lastOffset: base + count - 1,
+        leaderEpoch: part.leaderEpoch,
+        producerId: 1,
+        baseSequence: part.nextSequence,
+        bytes: count * model.recordBytes,
+        appendedMs: now,
+      };
+      part.nextSequence += count;
+      if (appendBatch(r.log, batch, cfg['segment.bytes'], cfg['segment.ms'], now)) {
+        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
+      }
+    }
+    const last = logEndOffset(r.log) - 1;
+    this.state.metrics.produced.records += records;
+    this.state.metrics.produced.bytes += records * model.recordBytes;
+    this.trace.push({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
+    if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
+    else if (acks === 1) this.trace.push({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: 0 });
+    // New data completes the fetches held in the long poll.
+    for (const parked of Object.values(part.parked)) {
+      delete part.parked[String(parked.msgId)];
+      this.onFollowerRequestAtLeader(parked.msg, false);
+    }
+  }
+
+  private completeAcks(key: string): void {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, part.leader);
+    const done = part.pendingAcks.filter((a) => a.lastOffset < r.log.highWatermark);
+    if (done.length === 0) return;
+    part.pendingAcks = part.pendingAcks.filter((a) => a.lastOffset >= r.log.highWatermark);
+    for (const a of done) {
+      this.trace.push({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: this.state.nowMs - a.sentMs });
+    }
+  }
+
+  private sendConsumerFetch(consumerId: number): void {
+    const c = this.state.consumers[String(consumerId)];
+    if (c === undefined) return;
+    const part = this.state.partitions[c.key];
+    const msg: Message = {
+      msgId: this.state.nextMsgId++,
+      correlationId: this.state.nextCorrelationId++,
+      api: 'Fetch',
+      dir: 'request',
+      source: 'consumer',
+      target: c.broker,
+      key: c.key,
+      requestId: consumerId,
+      body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
+    };
+    this.trace.push({ atMs: this.state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
+    push(this.state.queue, this.state.nowMs + this.state.model.sameZoneLatencyMs, { kind: 'deliver', msg });
+  }
+
+  /** A consumer Fetch: below the local log start of a tiered topic it is read from remote storage. */
+  private onConsumerFetch(msg: Message): void {
+    const broker = msg.target as number;
+    const part = this.state.partitions[msg.key];
+    const r = part.replicaStates[String(broker)];
+    if (r === undefined) return this.reply(msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notReplica' }, broker);
+    const offset = msg.body.fetchOffset as number;
+    const log = r.log;
+    if (offset < log.logStartOffset || offset > logEndOffset(log)) return this.reply(msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'consumerOutOfRange' }, broker);
+    if (offset < log.localLogStartOffset && this.tiered(msg.key)) {
+      const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
+      if (seg === undefined) return this.reply(msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' }, broker);
+      const stored = this.store.snapshot().tiered[seg.objectKeys.log];
+      const batches = stored?.body.kind === 'segment' ? stored.body.batches : [];
+      let start = 0;
+      let end = 0;
+      let pos = 0;
+      const picked: RecordBatch[] = [];
+      for (const b of batches) {
+        if (b.lastOffset >= offset && b.baseOffset < log.highWatermark && (picked.length === 0 || end - start + b.bytes <= (msg.body.maxBytes as number))) {
+          if (picked.length === 0) start = pos;
+          picked.push(b);
+          end = pos + b.bytes;
+        }
+        pos += b.bytes;
+      }
+      this.state.pendingConsumerReads[String(msg.msgId)] = { msg, batches: picked };
+      return this.storeOp(broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [start, Math.max(start, end - 1)] }, msg.msgId, 'consumerRead');
+    }
+    const batches = readBatches(log, offset, msg.body.maxBytes as number).filter((b) => b.lastOffset < log.highWatermark);
+    this.reply(msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);
+  }
+
+  private onConsumerRemoteRead(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
+    const pending = this.state.pendingConsumerReads[String(ev.requestId)];
+    if (pending === undefined) return;
+    delete this.state.pendingConsumerReads[String(ev.requestId)];
+    const key = String(ev.broker);
+    const m = (this.state.metrics.remoteReads[key] ??= { count: 0, bytes: 0 });
+    m.count++;
+    m.bytes += ev.result.bytes;
+    if (!ev.result.ok) return this.reply(pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' }, ev.broker);
+    this.reply(pending.msg, { error: null, batches: pending.batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset }, ev.broker);
+  }
+
+  private onConsumerResponse(msg: Message): void {
+    const c = this.state.consumers[String(msg.requestId)];
+    if (c === undefined) return;
+    const part = this.state.partitions[c.key];
+    const batches = (msg.body.batches as RecordBatch[] | undefined) ?? [];
+    const error = msg.body.error as KafkaError | null;
+    let n = 0;
+    for (const b of batches) n += b.lastOffset - Math.max(b.baseOffset, c.nextOffset) + 1;
+    if (msg.body.servedFrom === 'remote') c.remote += n;
+    else c.local += n;
+    c.remaining -= n;
+    if (batches.length > 0) c.nextOffset = batches[batches.length - 1].lastOffset + 1;
+    if (error !== null || batches.length === 0 || c.remaining <= 0) {
+      this.trace.push({ atMs: this.state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
+      delete this.state.consumers[String(c.id)];
+      return;
+    }
+    push(this.state.queue, this.state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
+  }
+
+  // ------------------------------------------------------------------ timeline
+
+  private applyTimeline(a: TimelineAction): void {
+    const now = this.state.nowMs;
+    switch (a.kind) {
+      case 'addReplica': {
+        const key = partitionKey(a.topic, a.partition);
+        const part = this.state.partitions[key];
+        if (part.replicas.includes(a.broker)) {
+          this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'already a replica' });
+          return;
+        }
+        part.replicas.push(a.broker);
+        part.replicaStates[String(a.broker)] = { broker: a.broker, log: emptyLog(0, now), highestOffsetInRemoteStorage: -1 };
+        for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(a.broker, key, name);
+        this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, rule: 'replicaAdded' });
+        if (!this.state.brokers[a.broker].alive) return;
+        this.deliver(a.broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+        this.startFetcher(a.broker, key);
+        return;
+      }
+      case 'produce': {
+        const key = partitionKey(a.topic, a.partition);
+        const part = this.state.partitions[key];
+        this.trace.push({ atMs: now, type: 'timeline', action: 'produce', topic: a.topic, partition: a.partition, records: a.records, acks: a.acks });
+        if (part.leader < 0 || !this.state.brokers[part.leader].alive) {
+          this.trace.push({ atMs: now, type: 'produce', action: 'rejected', topic: a.topic, partition: a.partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
+          return;
+        }
+        const cfg = this.state.topicConfigs[a.topic];
+        this.deliver(part.leader, key, 'leader', {
+          type: 'produce.received',
+          msgId: this.state.nextMsgId++,
+          records: a.records,
+          acks: a.acks,
+          minInsyncReplicas: cfg['min.insync.replicas'],
+          ...this.leaderFacts(key, part.leader),
+        });
+        return;
+      }
+      case 'consume': {
+        const key = partitionKey(a.topic, a.partition);
+        const part = this.state.partitions[key];
+        const broker = a.broker ?? part.leader;
+        const id = this.state.nextConsumerId++;
+        this.state.consumers[String(id)] = { id, key, broker, nextOffset: a.fromOffset, remaining: a.records, local: 0, remote: 0 };
+        this.trace.push({ atMs: now, type: 'timeline', action: 'consume', broker, topic: a.topic, partition: a.partition, fromOffset: a.fromOffset, records: a.records });
+        this.sendConsumerFetch(id);
+        return;
+      }
+      case 'setConfig':
+        return this.setConfig(a.values, a.topic);
+      case 'objectStore': {
+        const stores: StoreName[] = a.store ? [a.store] : ['tiered', 'wal'];
+        for (const s of stores) this.state.storeAvailable[s] = a.available;
+        this.trace.push({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, rule: a.available ? 'storeRecovered' : 'storeOutage' });
+        return;
+      }
+      case 'crash':
+        return this.crash(a.broker);
+      case 'restart':
+        return this.restart(a.broker);
+      case 'electLeader': {
+        const key = partitionKey(a.topic, a.partition);
+        const part = this.state.partitions[key];
+        if (!this.state.brokers[a.broker].alive || !part.isr.includes(a.broker)) {
+          this.trace.push({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'not a live in-sync replica (clean election only)', rule: 'electionRefused' });
+          return;
+        }
+        if (part.leader === a.broker) return;
+        this.trace.push({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition });
+        return this.becomeLeader(key, a.broker, 'electLeader');
+      }
+    }
+  }
+
+  /** Exposed for the browser's recorded actions: same effect as a timeline event now. */
+  applyAction(action: TimelineAction): void {
+    this.applyTimeline(action);
+    for (const v of checkInvariants(this)) this.addViolation(v);
+  }
+
+  private setConfig(values: Record<string, ConfigValue>, topic?: string): void {
+    const now = this.state.nowMs;
+    for (const [k, v] of Object.entries(values)) {
+      if (topic === undefined && isBrokerConfigKey(k)) (this.state.brokerConfig as Record<string, ConfigValue>)[k] = v;
+      if (isTopicConfigKey(k)) {
+        for (const t of Object.keys(this.state.topicConfigs)) {
+          if (topic === undefined || topic === t) (this.state.topicConfigs[t] as Record<string, ConfigValue>)[k] = v;
+        }
+      }
+      this.trace.push({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
+    }
+  }
+
+  private crash(broker: number): void {
+    const now = this.state.nowMs;
+    const b = this.state.brokers[broker];
+    if (!b.alive) return;
+    b.alive = false;
+    this.trace.push({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      if (!part.replicas.includes(broker)) continue;
+      const r = this.replica(key, broker);
+      // In-memory state is lost; the log on disk survives.
+      r.highestOffsetInRemoteStorage = -1;
+      for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(broker, key, name);
+      if (part.isr.includes(broker) && part.isr.length > 1) {
+        part.isr = part.isr.filter((x) => x !== broker);
+        this.trace.push({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
+      }
+      if (part.leader === broker) {
+        const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
+        if (next !== undefined) this.becomeLeader(key, next, 'leaderCrashed');
+        else {
+          part.leader = -1;
+          this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
+        }
+      }
+    }
+  }
+
+  private restart(broker: number): void {
+    const now = this.state.nowMs;
+    const b = this.state.brokers[broker];
+    if (b.alive) return;
+    b.alive = true;
+    this.trace.push({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      if (!part.replicas.includes(broker)) continue;
+      if (part.leader === -1 && part.isr.includes(broker)) {
+        this.becomeLeader(key, broker, 'lastInSyncReplicaReturned');
+        continue;
+      }
+      this.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+      if (part.leader !== broker && part.leader >= 0) this.startFetcher(broker, key);
+    }
+  }
+
+  /** Clean election: bump the epoch, the new leader appends (epoch, LEO) to its cache. */
+  private becomeLeader(key: string, broker: number, rule: string): void {
+    const now = this.state.nowMs;
+    const part = this.state.partitions[key];
+    const old = part.leader;
+    part.leaderEpoch += 1;
+    part.leader = broker;
+    if (!part.isr.includes(broker)) part.isr = [...part.isr, broker].sort((a, b) => a - b);
+    const r = this.replica(key, broker);
+    const cache = r.log.leaderEpochs;
+    if (latestEpoch(cache) < part.leaderEpoch) cache.push([part.leaderEpoch, logEndOffset(r.log)]);
+    // Ry is in memory on the old leader only; the new leader learns it at its first task run.
+    r.highestOffsetInRemoteStorage = -1;
+    this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
+    this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
+    this.deliver(broker, key, 'leader', {
+      type: 'leadership.assumed',
+      leaderEpoch: part.leaderEpoch,
+      isr: part.isr,
+      replicas: part.replicas,
+      nowMs: now,
+      logEndOffset: logEndOffset(r.log),
+    });
+    this.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'leader' });
+    for (const b of part.replicas) {
+      if (b === broker || !this.state.brokers[b].alive) continue;
+      if (b === old) {
+        this.deliver(b, key, 'leader', { type: 'leadership.resigned' });
+        this.deliver(b, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+      }
+      this.startFetcher(b, key);
+    }
+    // Fetches parked at the old leader are answered by no one: their senders restart anyway.
+    part.parked = {};
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The JSON document of `run --json` (docs/CONTRACT.md), built from a kernel's state.
+ * Field names are the public contract: extend, never rename.
+ */
+import { logEndOffset } from '../domain/partition-log.js';
+import type { RemoteSegmentState } from '../domain/remote-metadata.js';
+import type { FollowerFetcherContext } from '../machines/follower-fetcher.js';
+import { kafkaFetchState } from '../machines/follower-fetcher.js';
+import type { Kernel } from './kernel.js';
+import type { TraceEntry } from './trace.js';
+import type { Violation } from '../check/invariants.js';
+
+export interface ReplicaJson {
+  broker: number;
+  role: 'leader' | 'follower' | 'offline';
+  inIsr: boolean;
+  logStartOffset: number;
+  localLogStartOffset: number;
+  logEndOffset: number;
+  highWatermark: number;
+  highestOffsetInRemoteStorage: number;
+  leaderEpochs: Array<[number, number]>;
+  fetcher: { state: 'truncating' | 'fetching'; fetchOffset: number; delayed: boolean; failed: boolean; machineState: string; path: string | null; retries: number } | null;
+}
+
+export interface PartitionJson {
+  topic: string;
+  partition: number;
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  replicas: ReplicaJson[];
+  remoteSegments: Array<{ segmentId: string; baseOffset: number; endOffset: number; state: RemoteSegmentState; sizeBytes: number }>;
+}
+
+export interface RunJson {
+  scenario: string;
+  description: string;
+  seed: number;
+  endMs: number;
+  config: Record<string, unknown>;
+  partitions: PartitionJson[];
+  trace: TraceEntry[];
+  violations: Array<Omit<Violation, 'subject'>>;
+  metrics: Record<string, unknown>;
+}
+
+export function replicaJson(k: Kernel, key: string, broker: number): ReplicaJson {
+  const part = k.state.partitions[key];
+  const r = k.replica(key, broker);
+  const alive = k.state.brokers[broker].alive;
+  const role = !alive ? 'offline' : part.leader === broker ? 'leader' : 'follower';
+  let fetcher: ReplicaJson['fetcher'] = null;
+  if (role === 'follower') {
+    const snap = k.machineSnapshot(broker, key, 'fetcher');
+    const ctx = snap?.context as FollowerFetcherContext | undefined;
+    const name = k.machineState(broker, key, 'fetcher');
+    fetcher = {
+      state: kafkaFetchState(snap?.value),
+      fetchOffset: ctx?.fetchOffset ?? 0,
+      delayed: name === 'delayed',
+      failed: name === 'failed',
+      machineState: name,
+      path: ctx?.path ?? null,
+      retries: ctx?.retries ?? 0,
+    };
+  }
+  return {
+    broker,
+    role,
+    inIsr: part.isr.includes(broker),
+    logStartOffset: r.log.logStartOffset,
+    localLogStartOffset: r.log.localLogStartOffset,
+    logEndOffset: logEndOffset(r.log),
+    highWatermark: r.log.highWatermark,
+    highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+    leaderEpochs: r.log.leaderEpochs.map(([e, s]) => [e, s] as [number, number]),
+    fetcher,
+  };
+}
+
+export function buildRunJson(k: Kernel): RunJson {
+  const partitions: PartitionJson[] = k.state.partitionOrder.map((key) => {
+    const part = k.state.partitions[key];
+    return {
+      topic: part.topic,
+      partition: part.partition,
+      leader: part.leader,
+      leaderEpoch: part.leaderEpoch,
+      isr: [...part.isr],
+      replicas: part.replicas.map((b) => replicaJson(k, key, b)),
+      remoteSegments: part.remoteMetadata.map((m) => ({ segmentId: m.segmentId, baseOffset: m.baseOffset, endOffset: m.endOffset, state: m.state, sizeBytes: m.sizeBytes })),
+    };
+  });
+  const topics: Record<string, unknown> = {};
+  for (const [name, c] of Object.entries(k.state.topicConfigs)) topics[name] = { ...c };
+  return {
+    scenario: k.scenario.name,
+    description: k.scenario.description,
+    seed: k.seed,
+    endMs: k.state.nowMs,
+    config: { ...k.state.brokerConfig, topics, model: { ...k.state.model }, zones: k.state.brokers.map((b) => b.zone) },
+    partitions,
+    trace: k.trace,
+    violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
+    metrics: { ...k.state.metrics, steps: k.state.stepCount },
+  };
+}
+

@@ -1,0 +1,71 @@
+/**
+ * The trace: the single record of what happened in a run. The CLI narration, the JSON
+ * output and the browser all render it. Entries are plain JSON objects; field names are
+ * the public contract of docs/CONTRACT.md (extend, never rename).
+ */
+import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+
+export type Endpoint = number | 'consumer' | 'producer';
+
+interface Base {
+  atMs: number;
+  topic?: string;
+  partition?: number;
+  /** The rule of PROTOCOL.md that decided this step (narration key). */
+  rule?: string;
+}
+
+export interface RequestEntry extends Base {
+  type: 'request';
+  api: ApiName;
+  source: Endpoint;
+  target: number;
+  correlationId: number;
+  fetchOffset?: number;
+  currentLeaderEpoch?: number;
+  lastFetchedEpoch?: number;
+  timestamp?: ListOffsetsTimestamp;
+  leaderEpoch?: number;
+}
+
+export interface ResponseEntry extends Base {
+  type: 'response';
+  api: ApiName;
+  source: number;
+  target: Endpoint;
+  correlationId: number;
+  error: KafkaError | null;
+  records?: number;
+  bytes?: number;
+  fetchOffset?: number;
+  highWatermark?: number;
+  logStartOffset?: number;
+  servedFrom?: 'local' | 'remote';
+  divergingEpoch?: { epoch: number; endOffset: number };
+  timestamp?: ListOffsetsTimestamp;
+  offset?: number;
+  leaderEpoch?: number;
+  endOffset?: number;
+}
+
+export interface ObjectStoreEntry extends Base {
+  type: 'objectStore';
+  op: 'put' | 'get' | 'delete' | 'list';
+  store: 'tiered' | 'wal';
+  key: string;
+  bytes: number;
+  ok: boolean;
+  broker: number;
+  purpose?: string;
+  error?: string;
+  range?: [number, number];
+}
+
+export interface StepEntry extends Base {
+  /** fetcher, log, rlm, produce, consume, config, isr, leader, broker, highWatermark ... */
+  type: string;
+  broker?: number;
+  [field: string]: unknown;
+}
+
+export type TraceEntry = RequestEntry | ResponseEntry | ObjectStoreEntry | StepEntry;

@@ -1,0 +1,267 @@
+/**
+ * The headless CLI of docs/CONTRACT.md: `run`, `list`, `validate`, `--help`.
+ * Exit codes: 0 ok; 2 bad input; 3 an external store failed; 129 an invariant was violated.
+ */
+import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseScenarioText } from '../../core/scenario/parse.js';
+import type { InputProblem, Scenario } from '../../core/scenario/types.js';
+import { Kernel } from '../../core/sim/kernel.js';
+import { buildRunJson } from '../../core/sim/output.js';
+import { Narrator } from '../../core/narrate/narrate.js';
+
+export const EXIT = { ok: 0, badInput: 2, storeFailed: 3, violation: 129 } as const;
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const SCENARIO_DIR = resolve(here, '../../scenarios');
+
+const HELP: Record<string, string> = {
+  main: `tierscope: an executable model of Kafka tiered-storage replication (KIP-405, KIP-1023, KIP-1176)
+
+Usage: npm run sim -- <command> [options]     (or: tierscope <command>)
+
+Commands:
+  run FILE        run one scenario and narrate it (or print JSON with --json)
+  list            list the bundled scenarios
+  validate FILE   check a scenario file without running it
+
+Run 'npm run sim -- <command> --help' for a command's options.
+Scenario format: docs/scenario-format.md. Exit codes: 0 ok, 2 bad input,
+3 an external store failed, 129 an invariant was violated.`,
+  run: `Usage: npm run sim -- run FILE [options]
+
+Runs a scenario (YAML or JSON). FILE may also name a bundled scenario
+without its extension (see 'list').
+
+Options:
+  --json               print exactly one JSON document on stdout (docs/CONTRACT.md)
+  --seed N             override the scenario's seed (integer 0..4294967295)
+  --store memory       where tiered objects go (memory is the only store in this version)
+  --trace-out FILE     also write the trace as JSON lines to FILE
+  --verbose            narrate every step, including machine state changes and empty fetches
+  --help               this text
+
+Exit codes: 0 ok, 2 bad input, 3 an external store failed, 129 an invariant was
+violated (the JSON still prints, with its violations).`,
+  list: `Usage: npm run sim -- list [--json]
+
+Lists the bundled scenarios in scenarios/ with their descriptions.`,
+  validate: `Usage: npm run sim -- validate FILE [--json]
+
+Checks a scenario file and prints every problem with its path. Exit 0 when valid, 2 otherwise.`,
+};
+
+class UsageError extends Error {}
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+interface Flags {
+  positional: string[];
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+  seed?: number;
+  store: string;
+  traceOut?: string;
+}
+
+function parseFlags(args: string[]): Flags {
+  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory' };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = (): string => {
+      const v = args[++i];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    switch (a) {
+      case '--json':
+        f.json = true;
+        break;
+      case '--verbose':
+        f.verbose = true;
+        break;
+      case '--help':
+      case '-h':
+        f.help = true;
+        break;
+      case '--seed': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) > 0xffffffff) throw new UsageError(`--seed expects an integer from 0 to 4294967295, got "${v}"`);
+        f.seed = Number(v);
+        break;
+      }
+      case '--store':
+        f.store = value();
+        if (!['memory', 'fs', 's3'].includes(f.store)) throw new UsageError(`--store expects memory, fs or s3, got "${f.store}"`);
+        break;
+      case '--trace-out':
+        f.traceOut = value();
+        break;
+      default:
+        if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+        f.positional.push(a);
+    }
+  }
+  return f;
+}
+
+/** A path, or the name of a bundled scenario without extension. */
+export function resolveScenarioPath(arg: string): string {
+  if (existsSync(arg)) return arg;
+  for (const ext of ['.yaml', '.yml', '.json']) {
+    const p = join(SCENARIO_DIR, arg + ext);
+    if (existsSync(p)) return p;
+  }
+  return arg;
+}
+
+type Loaded = { ok: true; scenario: Scenario } | { ok: false; problems: InputProblem[] };
+
+export function loadScenario(file: string): Loaded {
+  const path = resolveScenarioPath(file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file (and no bundled scenario of that name)' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? 'error'})`;
+    return { ok: false, problems: [{ path: '', message: `${file}: ${why}` }] };
+  }
+  return parseScenarioText(text, basename(path));
+}
+
+function printProblems(io: Io, file: string, problems: InputProblem[], json: boolean): void {
+  if (json) {
+    io.out(JSON.stringify({ file, valid: false, problems }, null, 2));
+    return;
+  }
+  io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
+  for (const p of problems) io.err(`  ${p.path === '' ? '(file)' : p.path}: ${p.message}`);
+}
+
+export function listScenarios(): Array<{ file: string; name: string; description: string }> {
+  const out: Array<{ file: string; name: string; description: string }> = [];
+  for (const f of readdirSync(SCENARIO_DIR).sort()) {
+    if (!/\.(ya?ml|json)$/.test(f)) continue;
+    const r = loadScenario(join(SCENARIO_DIR, f));
+    if (r.ok) out.push({ file: f.replace(/\.(ya?ml|json)$/, ''), name: r.scenario.name, description: r.scenario.description });
+  }
+  return out;
+}
+
+function cmdRun(flags: Flags, io: Io): number {
+  if (flags.help) return io.out(HELP.run), EXIT.ok;
+  if (flags.positional.length !== 1) throw new UsageError('run needs exactly one FILE');
+  if (flags.store !== 'memory') {
+    io.err(`--store ${flags.store}: not available in this version; only --store memory runs (the fs and S3 stores are planned)`);
+    return EXIT.badInput;
+  }
+  const file = flags.positional[0];
+  const loaded = loadScenario(file);
+  if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
+  const kernel = new Kernel(loaded.scenario, flags.seed !== undefined ? { seed: flags.seed } : {});
+  let printed = 0;
+  const narrator = new Narrator(flags.verbose);
+  if (!flags.json) {
+    io.out(`${loaded.scenario.name}${loaded.scenario.description ? `: ${loaded.scenario.description.trim()}` : ''}`);
+    io.out(`seed ${kernel.seed}, until t=${loaded.scenario.until}ms`);
+    io.out('');
+  }
+  const flush = (): void => {
+    if (flags.json) return;
+    for (; printed < kernel.trace.length; printed++) {
+      const line = narrator.line(kernel.trace[printed]);
+      if (line !== null) io.out(line);
+    }
+  };
+  flush();
+  while (kernel.step()) flush();
+  flush();
+  const json = buildRunJson(kernel);
+  if (flags.traceOut) writeFileSync(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  if (flags.json) {
+    io.out(JSON.stringify(json, null, 2));
+  } else {
+    io.out('');
+    io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} steps):`);
+    for (const p of json.partitions) {
+      io.out(`  ${p.topic}-${p.partition}: leader ${p.leader}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
+      for (const r of p.replicas) {
+        const f = r.fetcher ? `, fetcher ${r.fetcher.machineState} at ${r.fetcher.fetchOffset}${r.fetcher.delayed ? ' (delayed)' : ''}${r.fetcher.failed ? ' (failed)' : ''}` : '';
+        io.out(
+          `    broker ${r.broker} ${r.role}${r.inIsr ? ' in ISR' : ''}: LSO ${r.logStartOffset}, LLSO ${r.localLogStartOffset}, HW ${r.highWatermark}, LEO ${r.logEndOffset}, Ry ${r.highestOffsetInRemoteStorage}${f}`,
+        );
+      }
+    }
+    const req = json.metrics.requests as Record<string, number>;
+    io.out(`  requests: ${Object.entries(req).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+    if (json.violations.length === 0) io.out('  invariants: all held');
+    else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
+  }
+  return json.violations.length > 0 ? EXIT.violation : EXIT.ok;
+}
+
+function cmdList(flags: Flags, io: Io): number {
+  if (flags.help) return io.out(HELP.list), EXIT.ok;
+  const list = listScenarios();
+  if (flags.json) io.out(JSON.stringify(list, null, 2));
+  else for (const s of list) io.out(`${s.file}\n    ${s.name}: ${s.description.trim().replace(/\s+/g, ' ')}`);
+  return EXIT.ok;
+}
+
+function cmdValidate(flags: Flags, io: Io): number {
+  if (flags.help) return io.out(HELP.validate), EXIT.ok;
+  if (flags.positional.length !== 1) throw new UsageError('validate needs exactly one FILE');
+  const file = flags.positional[0];
+  const loaded = loadScenario(file);
+  if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
+  if (flags.json) io.out(JSON.stringify({ file, valid: true, problems: [] }, null, 2));
+  else io.out(`${file}: valid (${loaded.scenario.name})`);
+  return EXIT.ok;
+}
+
+export function main(argv: string[], io: Io): number {
+  try {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      io.out(HELP.main);
+      return command === undefined ? EXIT.badInput : EXIT.ok;
+    }
+    const flags = parseFlags(rest);
+    switch (command) {
+      case 'run':
+        return cmdRun(flags, io);
+      case 'list':
+        return cmdList(flags, io);
+      case 'validate':
+        return cmdValidate(flags, io);
+      default:
+        throw new UsageError(`unknown command "${command}"; expected run, list or validate`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`tierscope: ${e.message}. See --help.`);
+      return EXIT.badInput;
+    }
+    // A bug in the model, not the input: say so plainly; the stack only on request.
+    io.err(`tierscope: internal error: ${(e as Error).message}`);
+    if (process.env.TIERSCOPE_DEBUG) io.err((e as Error).stack ?? '');
+    else io.err('Set TIERSCOPE_DEBUG=1 to see where it happened, and please report it with the scenario file.');
+    return 70;
+  }
+}
+
+const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isEntry) {
+  const chunks: string[] = [];
+  const code = main(process.argv.slice(2), {
+    out: (s) => chunks.push(s),
+    err: (s) => process.stderr.write(s + '\n'),
+  });
+  process.stdout.write(chunks.length ? chunks.join('\n') + '\n' : '', () => process.exit(code));
+}
