@@ -3,7 +3,7 @@
  * the browser both use it, so a newcomer reads the same explanation everywhere.
  */
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
-import type { TraceEntry } from '../sim/trace.js';
+import type { RequestEntry, TraceEntry } from '../sim/trace.js';
 
 /** Why each rule applies, in the words of PROTOCOL.md. */
 export const RULES: Record<string, string> = {
@@ -191,10 +191,12 @@ export class Narrator {
   constructor(private readonly verbose = false) {}
 
   line(e: TraceEntry): string | null {
-    if (!this.verbose && e.type === 'request' && e.api === 'Fetch' && e.source !== 'consumer') {
-      const k = `${String(e.source)}|${e.topic}-${e.partition}`;
-      const repeated = this.lastFetch[k] === e.fetchOffset;
-      this.lastFetch[k] = e.fetchOffset ?? -1;
+    const r = e as RequestEntry;
+    if (!this.verbose && r.type === 'request' && r.api === 'Fetch' && r.source !== 'consumer') {
+      const k = `${String(r.source)}|${r.topic}-${r.partition}`;
+      const offset = typeof r.fetchOffset === 'number' ? r.fetchOffset : -1;
+      const repeated = this.lastFetch[k] === offset;
+      this.lastFetch[k] = offset;
       if (repeated) return null;
     }
     return narrate(e, this.verbose);

@@ -105,7 +105,8 @@ export interface PartitionState {
   isr: number[];
   /** Cluster-wide remote log metadata (topic-based RLMM), every state change kept. */
   remoteMetadata: RemoteSegmentMetadata[];
-  metadataReadyMs: number;
+  /** Per broker: until then its remote log metadata for this partition is loading. */
+  metadataReadyAtMs: Record<string, number>;
   replicaStates: Record<string, ReplicaState>;
   parked: Record<string, ParkedFetch>;
   pendingAcks: PendingAck[];
@@ -321,7 +322,8 @@ export class Kernel {
           leaderEpoch: initial?.leaderEpoch ?? 0,
           isr: [replicas[0]],
           remoteMetadata: [],
-          metadataReadyMs: initial?.remoteLogMetadataReadyMs ?? 0,
+          // The scenario's remoteLogMetadataReadyMs is the initial leader's loading time.
+          metadataReadyAtMs: { [String(replicas[0])]: initial?.remoteLogMetadataReadyMs ?? 0 },
           replicaStates: {},
           parked: {},
           pendingAcks: [],
@@ -565,6 +567,16 @@ export class Kernel {
     return true;
   }
 
+  /** Processes every event at or before `ms` (and before `until`); the clock then reads `ms`. */
+  runUntil(ms: number): void {
+    for (;;) {
+      const next = peek(this.state.queue);
+      if (next === undefined || next.at > ms || next.at > this.scenario.until) break;
+      this.step();
+    }
+    this.state.nowMs = Math.max(this.state.nowMs, Math.min(ms, this.scenario.until));
+  }
+
   runToEnd(maxSteps = Number.MAX_SAFE_INTEGER): void {
     let n = 0;
     while (n++ < maxSteps && this.step()) {
@@ -761,13 +773,18 @@ export class Kernel {
     }
   }
 
+  metadataReady(key: string, broker: number): boolean {
+    const at = this.state.partitions[key].metadataReadyAtMs[String(broker)] ?? 0;
+    return this.state.nowMs >= at;
+  }
+
   private rlmTaskEvent(broker: number, key: string, timerId: number): RemoteLogManagerEvent {
     const part = this.state.partitions[key];
     const r = this.replica(key, broker);
     return {
       type: 'rlm.taskDue',
       timerId,
-      metadataReady: this.state.nowMs >= part.metadataReadyMs,
+      metadataReady: this.metadataReady(key, broker),
       highestRemoteOffset: findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)),
       highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
       tiered: this.tiered(key),
@@ -982,7 +999,7 @@ export class Kernel {
   private onRemoteSegmentLookup(ev: Extract<KernelEvent, { kind: 'remoteSegmentLookedUp' }>): void {
     if (!this.state.brokers[ev.broker].alive) return;
     const part = this.state.partitions[ev.key];
-    const ready = this.state.nowMs >= part.metadataReadyMs;
+    const ready = this.metadataReady(ev.key, ev.broker);
     const found = ready ? findRemoteSegment(part.remoteMetadata, ev.epoch, ev.offset) : undefined;
     this.trace.push({
       atMs: this.state.nowMs,
@@ -1193,10 +1210,12 @@ export class Kernel {
     const error = msg.body.error as KafkaError | null;
     let n = 0;
     for (const b of batches) n += b.lastOffset - Math.max(b.baseOffset, c.nextOffset) + 1;
+    // A Fetch may return more than the consumer asked for; it reads only what it wanted.
+    n = Math.min(n, c.remaining);
     if (msg.body.servedFrom === 'remote') c.remote += n;
     else c.local += n;
     c.remaining -= n;
-    if (batches.length > 0) c.nextOffset = batches[batches.length - 1].lastOffset + 1;
+    c.nextOffset += n;
     if (error !== null || batches.length === 0 || c.remaining <= 0) {
       this.trace.push({ atMs: this.state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
       delete this.state.consumers[String(c.id)];
