@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 30000,
+    testTimeout: 60000,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/vitest.json' },
   },
 });

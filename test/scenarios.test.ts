@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
-import { ROOT, collapse, fetchErrorsTo, loadBundled, replicaOf, requestsFrom, runBundled } from './support/run.js';
+import { type Loose, ROOT, collapse, fetchErrorsTo, loadBundled, replicaOf, requestsFrom, runBundled } from './support/run.js';
 
 describe('bundled scenarios (PROTOCOL section 9)', () => {
   test('example 1: flag off, leader 0/100/200: OFFSET_MOVED_TO_TIERED_STORAGE, then LLSO 100 in one round', () => {
@@ -34,8 +34,8 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
     ]);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([10, 100, 200]);
-    const truncations = json.trace.filter((e) => e.type === 'log' && (e as { action: string }).action === 'truncateFullyAndStartAt');
-    expect(truncations.map((e) => (e as { offset: number }).offset)).toEqual([10, 100]);
+    const truncations = json.trace.filter((e) => e.type === 'log' && (e as Loose).action === 'truncateFullyAndStartAt');
+    expect(truncations.map((e) => (e as Loose).offset)).toEqual([10, 100]);
     expect(json.violations).toEqual([]);
   });
 
@@ -45,7 +45,7 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
     const { json } = runBundled('kip1023-bootstrap');
     expect(fetchErrorsTo(json.trace, 1)).toEqual(['OFFSET_OUT_OF_RANGE']);
     expect(collapse(requestsFrom(json.trace, 1))).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'Fetch@150', 'Fetch@200']);
-    const epuo = json.trace.find((e) => e.type === 'response' && (e as { timestamp?: number }).timestamp === -6) as { offset: number };
+    const epuo = json.trace.find((e) => e.type === 'response' && (e as Loose).timestamp === -6) as Loose;
     expect(epuo.offset).toBe(150);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset, f.highWatermark]).toEqual([10, 150, 200, 200]);
@@ -72,15 +72,15 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
     const early = buildRunJson(kernel);
     expect(replicaOf(early, 1).fetcher).toMatchObject({ fetchOffset: 0, delayed: true, failed: false });
     expect(replicaOf(early, 1).logEndOffset).toBe(0);
-    const delays = early.trace.filter((e) => e.type === 'fetcher' && (e as { action: string }).action === 'delayed');
+    const delays = early.trace.filter((e) => e.type === 'fetcher' && (e as Loose).action === 'delayed');
     expect(delays).toHaveLength(1);
-    expect((delays[0] as { retryAtMs: number }).retryAtMs - delays[0].atMs).toBe(1000);
+    expect((delays[0] as Loose).retryAtMs - delays[0].atMs).toBe(1000);
 
     kernel.runToEnd();
     const json = buildRunJson(kernel);
-    const learned = json.trace.find((e) => e.type === 'rlm' && (e as { broker: number }).broker === 0 && (e as { action: string }).action === 'highestOffsetInRemoteStorageUpdated');
+    const learned = json.trace.find((e) => e.type === 'rlm' && (e as Loose).broker === 0 && (e as Loose).action === 'highestOffsetInRemoteStorageUpdated');
     expect(learned?.atMs).toBe(6000);
-    const epuoAnswers = json.trace.filter((e) => e.type === 'response' && (e as { timestamp?: number }).timestamp === -6).map((e) => (e as { offset: number }).offset);
+    const epuoAnswers = json.trace.filter((e) => e.type === 'response' && (e as Loose).timestamp === -6).map((e) => (e as Loose).offset);
     expect(epuoAnswers.slice(0, 3)).toEqual([-1, -1, -1]);
     expect(epuoAnswers[epuoAnswers.length - 1]).toBe(150);
     const f = replicaOf(json, 1);
@@ -98,7 +98,7 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
 
   test('example 6: flag on, leader 10/100/200 with stale Ry 5: leader answers 10, follower starts at 100', () => {
     const { json } = runBundled('kip1023-stale-epuo');
-    const epuo = json.trace.find((e) => e.type === 'response' && (e as { timestamp?: number }).timestamp === -6) as { offset: number };
+    const epuo = json.trace.find((e) => e.type === 'response' && (e as Loose).timestamp === -6) as Loose;
     expect(epuo.offset).toBe(10);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([10, 100, 200]);
@@ -107,11 +107,11 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
 
   test('seed case: EPUO below Log-Start-Offset after tiering was re-enabled: truncate and replicate from LSO', () => {
     const { json } = runBundled('kip1023-epuo-below-log-start');
-    const epuo = json.trace.find((e) => e.type === 'response' && (e as { timestamp?: number }).timestamp === -6) as { offset: number };
+    const epuo = json.trace.find((e) => e.type === 'response' && (e as Loose).timestamp === -6) as Loose;
     expect(epuo.offset).toBe(100);
     expect(json.trace.some((e) => e.type === 'objectStore')).toBe(false);
-    const truncations = json.trace.filter((e) => e.type === 'log' && (e as { action: string }).action === 'truncateFullyAndStartAt');
-    expect(truncations.map((e) => (e as { offset: number; rule: string }).rule)).toEqual(['kip1023StartAtLogStart']);
+    const truncations = json.trace.filter((e) => e.type === 'log' && (e as Loose).action === 'truncateFullyAndStartAt');
+    expect(truncations.map((e) => (e as Loose).rule)).toEqual(['kip1023StartAtLogStart']);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([100, 100, 200]);
     expect(json.metrics.bytesFetchedByFollowers).toBe(100 * 1024);
@@ -122,7 +122,7 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
     kernel.runUntil(1000);
     const early = buildRunJson(kernel);
     expect(replicaOf(early, 1).fetcher).toMatchObject({ fetchOffset: 0, delayed: true, failed: false });
-    const failedGet = early.trace.find((e) => e.type === 'objectStore' && !(e as { ok: boolean }).ok);
+    const failedGet = early.trace.find((e) => e.type === 'objectStore' && !(e as Loose).ok);
     expect(failedGet).toMatchObject({ op: 'get', purpose: 'leaderEpochCheckpoint', error: 'ServiceUnavailable' });
     kernel.runToEnd();
     const json = buildRunJson(kernel);
@@ -141,13 +141,13 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
       expect(r.leaderEpochs).toEqual([[0, 0], [1, 50], [2, 120]]);
       expect([r.localLogStartOffset, r.logEndOffset]).toEqual([150, 700]);
     }
-    const consume = json.trace.find((e) => e.type === 'consume') as { recordsRemote: number; recordsLocal: number };
+    const consume = json.trace.find((e) => e.type === 'consume') as Loose;
     expect(consume.recordsRemote).toBe(100);
     expect(consume.recordsLocal).toBe(200);
-    const remoteRead = json.trace.find((e) => e.type === 'response' && (e as { servedFrom?: string }).servedFrom === 'remote');
+    const remoteRead = json.trace.find((e) => e.type === 'response' && (e as Loose).servedFrom === 'remote');
     expect(remoteRead).toBeDefined();
     expect(json.metrics.remoteReads).toEqual({ '0': { count: 1, bytes: 102400 } });
-    const acked = json.trace.find((e) => e.type === 'produce' && (e as { action: string }).action === 'acknowledged');
+    const acked = json.trace.find((e) => e.type === 'produce' && (e as Loose).action === 'acknowledged');
     expect(acked).toMatchObject({ acks: 'all', lastOffset: 699 });
     expect(json.violations).toEqual([]);
   });

@@ -7,6 +7,10 @@ import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson, type RunJson } from '../../core/sim/output.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 
+/** Trace entries read loosely in assertions. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Loose = Record<string, any>;
+
 export const ROOT = join(import.meta.dirname, '..', '..');
 
 export function loadBundled(name: string): Scenario {

@@ -1,0 +1,108 @@
+/**
+ * The CLI of docs/CONTRACT.md, run as a user runs it (a child process through tsx):
+ * JSON against the contract, narration, exit codes, bad input without stack traces.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ROOT } from './support/run.js';
+
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+const CLI = join(ROOT, 'src', 'cli', 'main.ts');
+
+function cli(...args: string[]) {
+  const r = spawnSync(TSX, [CLI, ...args], { cwd: ROOT, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('CLI', () => {
+  test('run --json prints exactly one JSON document with the contract fields', () => {
+    const r = cli('run', 'scenarios/kip1023-bootstrap.yaml', '--json');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(Object.keys(doc)).toEqual(expect.arrayContaining(['scenario', 'seed', 'endMs', 'config', 'partitions', 'trace', 'violations', 'metrics']));
+    expect(doc.endMs).toBe(3000);
+    expect(doc.config['follower.fetch.last.tiered.offset.enable']).toBe(true);
+    expect(doc.config['replica.fetch.backoff.ms']).toBe(1000);
+    const p = doc.partitions[0];
+    expect(p).toMatchObject({ topic: 'orders', partition: 0, leader: 0, leaderEpoch: 0 });
+    const follower = p.replicas.find((x: { broker: number }) => x.broker === 1);
+    expect(follower).toMatchObject({
+      role: 'follower', inIsr: true, logStartOffset: 10, localLogStartOffset: 150, logEndOffset: 200, highWatermark: 200,
+      fetcher: { state: 'fetching', fetchOffset: 200, delayed: false, failed: false },
+    });
+    expect(p.replicas.find((x: { broker: number }) => x.broker === 0).fetcher).toBeNull();
+    expect(p.remoteSegments[0]).toMatchObject({ baseOffset: 10, endOffset: 59, state: 'COPY_SEGMENT_FINISHED' });
+    const first = doc.trace.find((e: { type: string }) => e.type === 'request');
+    expect(first).toMatchObject({ type: 'request', api: 'Fetch', source: 1, target: 0, topic: 'orders', partition: 0, fetchOffset: 0 });
+    expect(typeof first.correlationId).toBe('number');
+    const oor = doc.trace.find((e: { type: string; error?: string }) => e.type === 'response' && e.error === 'OFFSET_OUT_OF_RANGE');
+    expect(oor).toMatchObject({ api: 'Fetch', source: 0, target: 1, records: 0 });
+    const lo = doc.trace.find((e: { type: string; timestamp?: number }) => e.type === 'response' && e.timestamp === -6);
+    expect(lo).toMatchObject({ api: 'ListOffsets', error: null, offset: 150, leaderEpoch: 0 });
+    expect(doc.violations).toEqual([]);
+    expect(r.stderr).toBe('');
+  });
+
+  test('the same file twice prints byte-identical JSON', () => {
+    const a = cli('run', 'scenarios/kip1023-leader-epochs.yaml', '--json');
+    const b = cli('run', 'scenarios/kip1023-leader-epochs.yaml', '--json');
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  test('narration names the rule and ends with a summary', () => {
+    const r = cli('run', 'classic-one-round');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('answered OFFSET_MOVED_TO_TIERED_STORAGE');
+    expect(r.stdout).toContain('LSO <= o < LLSO');
+    expect(r.stdout).toContain('Summary at t=5000ms');
+    expect(r.stdout).toContain('invariants: all held');
+  });
+
+  test('list shows every bundled scenario with its description', () => {
+    const r = cli('list', '--json');
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.stdout) as Array<{ file: string; description: string }>;
+    const files = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml'));
+    expect(list).toHaveLength(files.length);
+    for (const s of list) expect(s.description.length).toBeGreaterThan(20);
+  });
+
+  test.each([
+    ['gap-and-unknown-key.yaml', ['topics[0].retention', 'topics[0].replicas[0][1]', 'topics[0].initial[0].segments[1].baseOffset']],
+    ['missing-until.yaml', ['until']],
+    ['wrong-types.json', ['seed', 'brokers', 'topics[0].partitions']],
+  ])('run on the broken file %s prints every problem with its path, exit 2, no stack', (file, paths) => {
+    const r = cli('run', join('test', 'fixtures', 'bad', file));
+    expect(r.code).toBe(2);
+    for (const p of paths) expect(r.stderr).toContain(`${p}:`);
+    expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    expect(r.stdout).toBe('');
+    const v = cli('validate', join('test', 'fixtures', 'bad', file));
+    expect(v.code).toBe(2);
+  });
+
+  test('a missing file, an unknown option and a bad seed exit 2 with a message', () => {
+    expect(cli('run', 'no-such-file.yaml').code).toBe(2);
+    const o = cli('run', 'kip1023-bootstrap', '--frobnicate');
+    expect(o.code).toBe(2);
+    expect(o.stderr).toContain('unknown option --frobnicate');
+    expect(cli('run', 'kip1023-bootstrap', '--seed', 'x').code).toBe(2);
+  });
+
+  test('--help on every command', () => {
+    for (const c of [['--help'], ['run', '--help'], ['list', '--help'], ['validate', '--help']]) {
+      const r = cli(...c);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Usage');
+    }
+  });
+
+  test('validate accepts every bundled scenario', () => {
+    for (const f of readdirSync(join(ROOT, 'scenarios'))) {
+      const out = execFileSync(TSX, [CLI, 'validate', join('scenarios', f)], { cwd: ROOT, encoding: 'utf8' });
+      expect(out).toContain('valid');
+    }
+  });
+});
