@@ -72,7 +72,7 @@ import { assert } from '../util/assert.js';
 import { type EventQueue, newQueue, pop, push, peek } from './event-queue.js';
 import { type PrngState, seedPrng } from './prng.js';
 import type { Endpoint, TraceEntry } from './trace.js';
-import { type Violation, checkInvariants, checkFollowerAppend } from '../check/invariants.js';
+import { type Violation, checkInvariants, checkFollowerAppend, checkRemoteTransition } from '../check/invariants.js';
 
 export type MachineName = 'fetcher' | 'leader' | 'rlm';
 
@@ -771,6 +771,20 @@ export class Kernel {
       default:
         assert(false, `unknown effect ${type} from ${name}`);
     }
+  }
+
+  /**
+   * Every remote segment state change goes through here, so the forward-only invariant
+   * sees each one (the remote log manager's copy and delete steps use it).
+   */
+  setRemoteSegmentState(key: string, segmentId: string, to: RemoteSegmentMetadata['state']): void {
+    const part = this.state.partitions[key];
+    const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
+    assert(meta !== undefined, `remote segment ${segmentId} of ${key} exists`);
+    for (const v of checkRemoteTransition(this.state.nowMs, key, segmentId, meta.state, to)) this.addViolation(v);
+    const from = meta.state;
+    meta.state = to;
+    this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
   }
 
   metadataReady(key: string, broker: number): boolean {
