@@ -332,10 +332,10 @@ describe('partition log', () => {
     if (rolled) expect(log.segments[1].createdMs).toBe(nowMs);
   });
 
-  // BUG (core/domain/partition-log.ts:120): the time check is `nowMs - createdMs >= segmentMs`;
+  // Was a bug, fixed (core/domain/partition-log.ts appendBatch): the time check is `nowMs - createdMs >= segmentMs`;
   // Kafka's LogSegment.shouldRoll rolls only when timeWaitedForRoll > segment.ms (strictly),
   // so at exactly segment.ms Kafka appends to the same segment.
-  test.fails('appendBatch: exactly segment.ms old does not roll yet (Kafka: timeWaitedForRoll > segment.ms)', () => {
+  test('appendBatch: exactly segment.ms old does not roll yet (Kafka: timeWaitedForRoll > segment.ms)', () => {
     // Goal: the segment.ms boundary as in Kafka's LogSegment.shouldRoll.
     // Method: a non-empty segment created at 0, a batch appended at exactly 1000 ms with segment.ms 1000.
     const log = emptyLog(0, 0);
@@ -390,6 +390,21 @@ describe('partition log', () => {
     expect(log.highWatermark).toBe(hw);
     expect(log.segments[log.segments.length - 1].rolled).toBe(false);
     expect(log.segments.reduce((n, s) => n + s.bytes, 0)).toBe(leo);
+  });
+
+  // Was a bug, fixed (core/domain/partition-log.ts truncateTo, and the same early return in core/sim/kernel.ts's
+  // `truncateTo` effect): truncating to an offset >= LEO returns before touching the epoch cache.
+  // Kafka's UnifiedLog.truncateTo still calls leaderEpochCache.truncateFromEnd(logEndOffset) there,
+  // for a broker that was leader, assigned (epoch, LEO) and appended nothing before losing
+  // leadership. Without it the stale epoch stays the replica's latest and its Fetches keep
+  // diverging (see the lastFetchedEpoch bug in test/machines.test.ts).
+  test('truncateTo at the log end drops an epoch entry that starts at the log end (Kafka UnifiedLog.truncateTo)', () => {
+    // Goal: an empty epoch at the log end is removed by a no-op truncation, as in Kafka.
+    // Method: 50 records in epoch 0, then the replica led epoch 1 at offset 50 without appending; truncateTo(50).
+    const log = logOf([batch(0, 49, 50, 0)]);
+    assignEpoch(log.leaderEpochs, 1, 50);
+    truncateTo(log, 50);
+    expect(log.leaderEpochs).toEqual([[0, 0]]);
   });
 
   test('truncateTo below the local log start is a model bug (assertion)', () => {
@@ -501,7 +516,8 @@ describe('remote metadata', () => {
     'COPY_SEGMENT_FINISHED>DELETE_SEGMENT_STARTED',
     'DELETE_SEGMENT_STARTED>DELETE_SEGMENT_FINISHED',
   ]);
-  const PAIRS = STATES.flatMap((from) => STATES.map((to) => [from, to, ALLOWED.has(`${from}>${to}`)] as [RemoteSegmentState, RemoteSegmentState, boolean]));
+  // Kafka's isValidTransition also accepts the same state again (an idempotent re-publish).
+  const PAIRS = STATES.flatMap((from) => STATES.map((to) => [from, to, from === to || ALLOWED.has(`${from}>${to}`)] as [RemoteSegmentState, RemoteSegmentState, boolean]));
 
   test('the transition table covers all 16 pairs', () => {
     // Goal: no pair is forgotten. Method: count.
@@ -509,7 +525,7 @@ describe('remote metadata', () => {
   });
 
   test.each(PAIRS)('isAllowedTransition(%s -> %s) = %s', (from, to, allowed) => {
-    // Goal: PROTOCOL section 5: states only move forward along the four edges (a self pair is not a move).
+    // Goal: PROTOCOL section 5: states only move forward along the four edges (a self pair is an idempotent re-publish).
     // Method: every (from, to) pair.
     expect(isAllowedTransition(from, to)).toBe(allowed);
   });

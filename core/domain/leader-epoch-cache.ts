@@ -107,3 +107,31 @@ export function parseCheckpoint(text: string): EpochEntry[] {
   }
   return out;
 }
+
+/** The latest epoch the cache would hold after the log is truncated to `endOffset`. */
+export function latestEpochAfterTruncation(cache: readonly EpochEntry[], endOffset: number): number {
+  let epoch = -1;
+  for (const [e, start] of cache) if (start < endOffset) epoch = e;
+  return epoch;
+}
+
+/**
+ * Where a follower truncates on a diverging-epoch Fetch answer (Kafka's
+ * AbstractFetcherThread.getOffsetTruncationState): with the leader's (epoch, endOffset)
+ * for the follower's last fetched epoch, compare with the follower's own end offset for
+ * that epoch. When the follower does not know the leader's epoch it truncates to the end
+ * of its own nearest epoch and the next Fetch checks again.
+ */
+export function divergenceTruncationOffset(
+  cache: readonly EpochEntry[],
+  logEndOffset: number,
+  diverging: { epoch: number; endOffset: number },
+): number {
+  if (diverging.endOffset === UNDEFINED_OFFSET || diverging.epoch === UNDEFINED_EPOCH) {
+    return Math.min(Math.max(diverging.endOffset, 0), logEndOffset);
+  }
+  const mine = endOffsetFor(cache, diverging.epoch, logEndOffset);
+  if (mine.endOffset === UNDEFINED_OFFSET) return Math.min(diverging.endOffset, logEndOffset);
+  if (mine.leaderEpoch !== diverging.epoch) return Math.min(mine.endOffset, logEndOffset);
+  return Math.min(diverging.endOffset, mine.endOffset, logEndOffset);
+}

@@ -102,7 +102,7 @@ export function roll(log: PartitionLog, nowMs: number): Segment {
 
 /**
  * Appends one batch at the log end. Rolls first when the batch would overflow
- * `segmentBytes` or the active segment is older than `segmentMs` (an empty active segment
+ * `segmentBytes` or the active segment has waited longer than `segmentMs` (Kafka's LogSegment.shouldRoll) (an empty active segment
  * is never rolled). Returns true when a roll happened.
  */
 export function appendBatch(
@@ -117,7 +117,7 @@ export function appendBatch(
   let rolled = false;
   const active = activeSegment(log);
   const nonEmpty = active.endOffset >= active.baseOffset;
-  if (nonEmpty && (active.bytes + batch.bytes > segmentBytes || nowMs - active.createdMs >= segmentMs)) {
+  if (nonEmpty && (active.bytes + batch.bytes > segmentBytes || nowMs - active.createdMs > segmentMs)) {
     roll(log, nowMs);
     rolled = true;
   }
@@ -149,7 +149,12 @@ export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: nu
 
 /** Removes every batch at or above `offset` (Kafka's truncateTo; batches are atomic). */
 export function truncateTo(log: PartitionLog, offset: number): void {
-  if (offset >= logEndOffset(log)) return;
+  if (offset >= logEndOffset(log)) {
+    // Kafka trims the epoch cache even here: a former leader may have added an epoch at
+    // the log end without appending to it.
+    truncateFromEnd(log.leaderEpochs, logEndOffset(log));
+    return;
+  }
   assert(offset >= log.localLogStartOffset, `truncate to ${offset} below local log start ${log.localLogStartOffset}`);
   while (log.segments.length > 1 && activeSegment(log).baseOffset >= offset) log.segments.pop();
   const seg = activeSegment(log);

@@ -22,8 +22,9 @@ export const REMOTE_STATE_EDGES: Record<RemoteSegmentState, readonly RemoteSegme
   DELETE_SEGMENT_FINISHED: [],
 };
 
+/** Kafka's RemoteLogSegmentState.isValidTransition: an edge, or the same state again (an idempotent re-publish). */
 export function isAllowedTransition(from: RemoteSegmentState, to: RemoteSegmentState): boolean {
-  return REMOTE_STATE_EDGES[from].includes(to);
+  return from === to || REMOTE_STATE_EDGES[from].includes(to);
 }
 
 export interface RemoteSegmentMetadata {

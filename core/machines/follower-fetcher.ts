@@ -12,7 +12,7 @@
  */
 import { and, assign, or, setup } from 'xstate';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
-import type { EpochEntry } from '../domain/leader-epoch-cache.js';
+import { type EpochEntry, divergenceTruncationOffset, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
 import type { RecordBatch } from '../domain/partition-log.js';
 
@@ -24,6 +24,8 @@ export interface ReplicaFacts {
   /** remote.storage.enable of the topic (and the broker's remote storage system). */
   tiered: boolean;
   compacted: boolean;
+  /** The replica's leader epoch cache (read only). */
+  leaderEpochs: readonly EpochEntry[];
 }
 
 export interface FollowerFetcherContext {
@@ -238,11 +240,16 @@ export const followerFetcherMachine = setup({
               {
                 type: 'truncateTo',
                 params: ({ event }) => ({
-                  offset: Math.min(event.divergingEpoch!.endOffset, event.replica.logEndOffset),
+                  offset: divergenceTruncationOffset(event.replica.leaderEpochs, event.replica.logEndOffset, event.divergingEpoch!),
                   rule: 'divergingEpoch',
                 }),
               },
-              assign(({ event }) => ({ fetchOffset: Math.min(event.divergingEpoch!.endOffset, event.replica.logEndOffset) })),
+              // Kafka: lastFetchedEpoch = the log's latest epoch after the truncation, so the
+              // next Fetch does not repeat the stale epoch.
+              assign(({ event }) => {
+                const offset = divergenceTruncationOffset(event.replica.leaderEpochs, event.replica.logEndOffset, event.divergingEpoch!);
+                return { fetchOffset: offset, lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, offset) };
+              }),
             ],
           },
           {
@@ -332,13 +339,18 @@ export const followerFetcherMachine = setup({
           on: {
             'listOffsets.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               {
                 guard: 'isLeaderBehindFollower',
                 target: '#followerFetcher.fetching',
                 actions: [
                   { type: 'truncateTo', params: ({ event }) => ({ offset: event.offset, rule: 'leaderEndBelowFollowerEnd' }) },
-                  assign(({ event }) => ({ fetchOffset: event.offset, leaderLogEndOffset: event.offset })),
+                  assign(({ event }) => ({
+                    fetchOffset: event.offset,
+                    leaderLogEndOffset: event.offset,
+                    lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, event.offset),
+                  })),
                 ],
               },
               { target: 'awaitingEarliestOffset', actions: assign(({ event }) => ({ leaderLogEndOffset: event.offset })) },
@@ -353,13 +365,14 @@ export const followerFetcherMachine = setup({
           on: {
             'listOffsets.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               {
                 guard: ({ event }) => event.offset > event.replica.logEndOffset,
                 target: '#followerFetcher.fetching',
                 actions: [
                   { type: 'truncateFullyAndStartAt', params: ({ event }) => ({ offset: event.offset, logStartOffset: event.offset, rule: 'leaderStartAboveFollowerEnd' }) },
-                  assign(({ event }) => ({ fetchOffset: event.offset, leaderLogStartOffset: event.offset })),
+                  assign(({ event }) => ({ fetchOffset: event.offset, leaderLogStartOffset: event.offset, lastFetchedEpoch: -1 })),
                 ],
               },
               {
@@ -386,6 +399,7 @@ export const followerFetcherMachine = setup({
           on: {
             'listOffsets.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               {
                 target: '#followerFetcher.buildingAuxState',
@@ -413,6 +427,7 @@ export const followerFetcherMachine = setup({
           on: {
             'listOffsets.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               { target: 'awaitingEarliestPendingUploadOffset', actions: assign(({ event }) => ({ leaderLogStartOffset: event.offset })) },
             ],
@@ -426,6 +441,7 @@ export const followerFetcherMachine = setup({
           on: {
             'listOffsets.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               {
                 target: 'awaitingEarliestLocalOffset',
@@ -442,6 +458,7 @@ export const followerFetcherMachine = setup({
           on: {
             'listOffsets.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               {
                 target: 'choosingStart',
@@ -475,7 +492,7 @@ export const followerFetcherMachine = setup({
                   type: 'truncateFullyAndStartAt',
                   params: ({ context }) => ({ offset: context.leaderLogStartOffset, logStartOffset: context.leaderLogStartOffset, rule: 'kip1023StartAtLogStart' }),
                 },
-                assign(({ context }) => ({ fetchOffset: context.leaderLogStartOffset })),
+                assign(({ context }) => ({ fetchOffset: context.leaderLogStartOffset, lastFetchedEpoch: -1 })),
               ],
             },
             {
@@ -520,6 +537,7 @@ export const followerFetcherMachine = setup({
           on: {
             'offsetsForLeaderEpoch.responded': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
+              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
               { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
               {
                 target: 'lookingUpRemoteSegment',
@@ -586,7 +604,13 @@ export const followerFetcherMachine = setup({
               {
                 guard: 'isGetOk',
                 target: 'awaitingProducerSnapshot',
-                actions: { type: 'restoreLeaderEpochs', params: ({ event }) => ({ entries: event.leaderEpochs ?? [] }) },
+                actions: [
+                  { type: 'restoreLeaderEpochs', params: ({ event }) => ({ entries: event.leaderEpochs ?? [] }) },
+                  assign(({ event }) => {
+                    const entries = event.leaderEpochs ?? [];
+                    return { lastFetchedEpoch: entries.length > 0 ? entries[entries.length - 1][0] : -1 };
+                  }),
+                ],
               },
               { target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: `remote storage error: ${event.error}` })) },
             ],

@@ -511,6 +511,7 @@ export class Kernel {
       lastTieredOffsetEnabled: this.state.brokerConfig['follower.fetch.last.tiered.offset.enable'],
       tiered: this.tiered(key),
       compacted: isCompacted(this.state.topicConfigs[part.topic]),
+      leaderEpochs: this.replica(key, broker).log.leaderEpochs,
     };
   }
 
@@ -680,8 +681,9 @@ export class Kernel {
       }
       case 'truncateTo': {
         const offset = p.offset as number;
-        if (offset >= logEndOffset(r.log)) return;
+        const before = logEndOffset(r.log);
         truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset));
+        if (offset >= before) return;
         this.trace.push({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
         return;
       }
