@@ -20,6 +20,7 @@ export interface LeaderView {
 export type FetchRule =
   | 'belowLogStartOffset'
   | 'tieredOnlyOffset'
+  | 'belowLocalLogStartOffset'
   | 'aboveLogEndOffset'
   | 'localRecords';
 
@@ -32,8 +33,11 @@ export interface FetchDecision {
 export function decideFollowerFetch(view: LeaderView, fetchOffset: number): FetchDecision {
   if (fetchOffset < view.logStartOffset) return { rule: 'belowLogStartOffset', error: 'OFFSET_OUT_OF_RANGE' };
   if (fetchOffset > view.logEndOffset) return { rule: 'aboveLogEndOffset', error: 'OFFSET_OUT_OF_RANGE' };
-  if (view.tiered && fetchOffset < view.localLogStartOffset) {
-    return { rule: 'tieredOnlyOffset', error: 'OFFSET_MOVED_TO_TIERED_STORAGE' };
+  if (fetchOffset < view.localLogStartOffset) {
+    // Below the local log: a tiered topic says where the data went; otherwise the local
+    // read fails as out of range (Kafka's LocalLog.read).
+    if (view.tiered) return { rule: 'tieredOnlyOffset', error: 'OFFSET_MOVED_TO_TIERED_STORAGE' };
+    return { rule: 'belowLocalLogStartOffset', error: 'OFFSET_OUT_OF_RANGE' };
   }
   return { rule: 'localRecords', error: null };
 }

@@ -11,6 +11,7 @@ export const RULES: Record<string, string> = {
   aboveLogEndOffset: 'the offset is above the leader\'s Log-End-Offset (PROTOCOL 3: o > LEO)',
   tieredOnlyOffset:
     'the offset is at or above Log-Start-Offset but below Local-Log-Start-Offset: it now lives only in remote storage (PROTOCOL 3: LSO <= o < LLSO)',
+  belowLocalLogStartOffset: 'the topic is not tiered and the offset is below the leader\'s local log start, so the local read is out of range',
   localRecords: 'the offset is in the leader\'s local log (PROTOCOL 3: LLSO <= o <= LEO)',
   leaderEpochCheck: 'the request\'s leader epoch does not match the leader\'s',
   divergingEpoch: 'the follower\'s last fetched epoch ends earlier on the leader, so its log has diverged',

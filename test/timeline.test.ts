@@ -1,0 +1,62 @@
+/**
+ * Timeline events change the run at their time: setConfig takes effect at once.
+ */
+import { expect, test } from 'vitest';
+import { validateScenario } from '../core/scenario/parse.js';
+import { Kernel } from '../core/sim/kernel.js';
+import { buildRunJson } from '../core/sim/output.js';
+import { collapse, requestsFrom } from './support/run.js';
+
+function tieredLeader(timeline: unknown[], segments = [
+  { baseOffset: 10, endOffset: 99, tier: 'remote' },
+  { baseOffset: 100, endOffset: 149, tier: 'both' },
+  { baseOffset: 150, endOffset: 199, tier: 'local' },
+]) {
+  const parsed = validateScenario({
+    name: 'setConfig',
+    brokers: 3,
+    config: { 'follower.fetch.last.tiered.offset.enable': false },
+    topics: [{
+      name: 't', partitions: 1, replicas: [[0, 1]],
+      config: { 'remote.storage.enable': true, 'segment.bytes': 51200 },
+      initial: [{ partition: 0, segments }],
+    }],
+    timeline,
+    until: 3000,
+  });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const k = new Kernel(parsed.scenario);
+  k.runToEnd();
+  return buildRunJson(k);
+}
+
+test('setConfig turns KIP-1023 on for a replica added afterwards; the earlier one stayed classic', () => {
+  // Goal: the dynamic broker config applies from its time on.
+  // Method: broker 1 bootstraps with the flag off; at t=1000 the flag goes on; broker 2 joins at t=1500.
+  const json = tieredLeader([
+    { at: 1000, setConfig: { 'follower.fetch.last.tiered.offset.enable': true } },
+    { at: 1500, addReplica: { topic: 't', partition: 0, broker: 2 } },
+  ]);
+  expect(json.config['follower.fetch.last.tiered.offset.enable']).toBe(true);
+  expect(collapse(requestsFrom(json.trace, 1)).slice(0, 4)).toEqual(['Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10']);
+  expect(collapse(requestsFrom(json.trace, 2)).slice(0, 5)).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'Fetch@150']);
+  const [, b1, b2] = [0, 1, 2].map((b) => json.partitions[0].replicas.find((r) => r.broker === b)!);
+  expect([b1.localLogStartOffset, b2.localLogStartOffset]).toEqual([100, 150]);
+  expect(json.trace.some((e) => e.type === 'config' && (e as { key?: string }).key === 'follower.fetch.last.tiered.offset.enable')).toBe(true);
+});
+
+test('setConfig on a topic: with remote.storage.enable off, KIP-1023 does not apply', () => {
+  // Goal: a topic config change is seen by the follower's eligibility check at once.
+  // Method: leader 10 / 10 / 200 (all local); flag on; the topic's tiering is turned off at t=0.
+  const json = tieredLeader(
+    [
+      { at: 0, setConfig: { 'follower.fetch.last.tiered.offset.enable': true } },
+      { at: 0, setConfig: { topic: 't', 'remote.storage.enable': false } },
+    ],
+    [{ baseOffset: 10, endOffset: 99, tier: 'local' }, { baseOffset: 100, endOffset: 199, tier: 'local' }],
+  );
+  expect(collapse(requestsFrom(json.trace, 1)).slice(0, 4)).toEqual(['Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10']);
+  const b1 = json.partitions[0].replicas.find((r) => r.broker === 1)!;
+  expect([b1.logStartOffset, b1.logEndOffset]).toEqual([10, 200]);
+  expect((json.config.topics as Record<string, Record<string, unknown>>).t['remote.storage.enable']).toBe(false);
+});
