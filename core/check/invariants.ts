@@ -5,7 +5,8 @@
 import type { Kernel } from '../sim/kernel.js';
 import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import { logEndOffset } from '../domain/partition-log.js';
-import { isAllowedTransition, type RemoteSegmentState } from '../domain/remote-metadata.js';
+import { epochForOffset } from '../domain/leader-epoch-cache.js';
+import { isAllowedTransition, type RemoteSegmentMetadata, type RemoteSegmentState } from '../domain/remote-metadata.js';
 
 export interface Violation {
   atMs: number;
@@ -20,7 +21,20 @@ export type InvariantId =
   | 'followerLogIsPrefixOfLeader'
   | 'highWatermarkWithinIsr'
   | 'remoteStateForwardOnly'
-  | 'everyOffsetRetained';
+  | 'everyOffsetRetained'
+  | 'noLocalDeleteBeforeUpload'
+  | 'noCommittedRecordLost'
+  | 'leaderEpochNeverDecreases'
+  | 'highestOffsetInRemoteStorageNeverDecreases';
+
+/** What the invariants remember between steps (plain data, part of the kernel state). */
+export interface InvariantWatch {
+  /** Per partition: the highest high watermark reached and the leader epochs of the committed offsets. */
+  committed: Record<string, { highWatermark: number; epochs: Array<[number, number]> }>;
+  leaderEpoch: Record<string, number>;
+  /** Per broker|partition while the broker is up. */
+  highestOffsetInRemoteStorage: Record<string, number>;
+}
 
 export interface InvariantInfo {
   id: InvariantId;
@@ -57,6 +71,28 @@ export const INVARIANTS: readonly InvariantInfo[] = [
     title: 'No offset retained in neither tier',
     explanation:
       'Safety: every offset in [Log-Start-Offset, Local-Log-Start-Offset) of a tiered replica is held by a finished remote segment.',
+  },
+  {
+    id: 'noLocalDeleteBeforeUpload',
+    title: 'No local segment deleted before upload',
+    explanation:
+      'Safety: local retention deletes a segment of a tiered topic only once it is fully uploaded (end <= Ry, held by a finished remote segment) or below Log-Start-Offset.',
+  },
+  {
+    id: 'noCommittedRecordLost',
+    title: 'No committed record lost',
+    explanation:
+      "Safety: every offset below the highest high watermark ever reached stays in the leader's log (locally or in a finished remote segment), with the leader epoch it was committed in.",
+  },
+  {
+    id: 'leaderEpochNeverDecreases',
+    title: 'Leader epochs never decrease',
+    explanation: "Safety: a partition's leader epoch only goes up, and so does the latest epoch in each replica's cache while it follows one leader.",
+  },
+  {
+    id: 'highestOffsetInRemoteStorageNeverDecreases',
+    title: 'Ry never decreases on a broker',
+    explanation: 'Safety: highestOffsetInRemoteStorage lives in memory and only goes up while the broker is up (a restart or a new leadership resets it to -1).',
   },
 ];
 
@@ -141,8 +177,57 @@ export function checkInvariants(k: Kernel): Violation[] {
         }
       }
     }
+    const watch = k.state.watch;
+    const lastEpoch = watch.leaderEpoch[key];
+    if (lastEpoch !== undefined && part.leaderEpoch < lastEpoch) {
+      out.push({ atMs, invariant: 'leaderEpochNeverDecreases', subject: `${key}/epoch`, message: `${key}: leader epoch went from ${lastEpoch} to ${part.leaderEpoch}` });
+    }
+    watch.leaderEpoch[key] = Math.max(lastEpoch ?? -1, part.leaderEpoch);
+    for (const r of Object.values(part.replicaStates)) {
+      const id = `${r.broker}|${key}`;
+      const seen = watch.highestOffsetInRemoteStorage[id];
+      if (seen !== undefined && r.highestOffsetInRemoteStorage < seen) {
+        out.push({
+          atMs,
+          invariant: 'highestOffsetInRemoteStorageNeverDecreases',
+          subject: `${id}/ry`,
+          message: `broker ${r.broker} ${key}: highest offset in remote storage went from ${seen} to ${r.highestOffsetInRemoteStorage} while up`,
+        });
+      }
+      watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
+    }
     if (part.leader >= 0 && k.state.brokers[part.leader].alive) {
       const leaderLog = part.replicaStates[String(part.leader)].log;
+      const committed = watch.committed[key];
+      if (committed !== undefined) {
+        const leo = logEndOffset(leaderLog);
+        if (leo < committed.highWatermark) {
+          out.push({
+            atMs,
+            invariant: 'noCommittedRecordLost',
+            subject: `${key}/committed-end`,
+            message: `${key}: leader ${part.leader} ends at ${leo} but offsets up to ${committed.highWatermark - 1} were committed`,
+          });
+        } else {
+          for (let i = 0; i < committed.epochs.length; i++) {
+            const [epoch, start] = committed.epochs[i];
+            const next = committed.epochs[i + 1];
+            const last = (next === undefined ? committed.highWatermark : next[1]) - 1;
+            for (const o of [start, last]) {
+              if (o < leaderLog.logStartOffset || o >= committed.highWatermark) continue;
+              const has = epochForOffset(leaderLog.leaderEpochs, o);
+              if (has !== epoch) {
+                out.push({
+                  atMs,
+                  invariant: 'noCommittedRecordLost',
+                  subject: `${key}/committed-${o}`,
+                  message: `${key}: committed offset ${o} was written in epoch ${epoch}, leader ${part.leader} has it in epoch ${has}`,
+                });
+              }
+            }
+          }
+        }
+      }
       for (const b of part.isr) {
         const r = part.replicaStates[String(b)];
         if (r === undefined) continue;
@@ -159,4 +244,41 @@ export function checkInvariants(k: Kernel): Violation[] {
     }
   }
   return out;
+}
+
+/**
+ * Checked when local retention deletes a segment: it must be below the log start offset,
+ * or (on a tiered topic) fully uploaded: end <= the broker's Ry and held by a finished
+ * remote segment.
+ */
+export function checkLocalDelete(
+  atMs: number,
+  key: string,
+  broker: number,
+  seg: { baseOffset: number; endOffset: number },
+  logStartOffset: number,
+  highestOffsetInRemoteStorage: number,
+  tiered: boolean,
+  remote: readonly RemoteSegmentMetadata[],
+): Violation[] {
+  if (!tiered || seg.endOffset < logStartOffset) return [];
+  const uploaded =
+    seg.endOffset <= highestOffsetInRemoteStorage &&
+    coveredByFinished(remote, seg.baseOffset, seg.endOffset);
+  if (uploaded) return [];
+  return [
+    {
+      atMs,
+      invariant: 'noLocalDeleteBeforeUpload',
+      subject: `${key}@${broker}/${seg.baseOffset}`,
+      message: `broker ${broker} deleted local segment [${seg.baseOffset}, ${seg.endOffset}] of ${key} before it was uploaded (Ry ${highestOffsetInRemoteStorage})`,
+    },
+  ];
+}
+
+function coveredByFinished(remote: readonly RemoteSegmentMetadata[], from: number, to: number): boolean {
+  let next = from;
+  const finished = remote.filter((m) => m.state === 'COPY_SEGMENT_FINISHED').sort((a, b) => a.baseOffset - b.baseOffset);
+  for (const m of finished) if (m.baseOffset <= next && m.endOffset >= next) next = m.endOffset + 1;
+  return next > to;
 }

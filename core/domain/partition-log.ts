@@ -16,7 +16,7 @@ import {
   truncateFromEnd,
   truncateFromStart,
 } from './leader-epoch-cache.js';
-import { type ProducerState, applyBatchToProducerState, truncateProducerState } from './producer-state.js';
+import { type ProducerEntry, type ProducerState, applyBatchToProducerState, truncateProducerState } from './producer-state.js';
 
 export interface RecordBatch {
   baseOffset: number;
@@ -196,6 +196,20 @@ export function maybeIncrementLogStartOffset(log: PartitionLog, newStart: number
 
 export function updateHighWatermark(log: PartitionLog, hw: number): void {
   log.highWatermark = Math.min(hw, logEndOffset(log));
+}
+
+/**
+ * The producer snapshot Kafka writes at `endOffset` (exclusive) when a segment rolls: the
+ * state built from the batches below it (producers seen only in deleted segments are
+ * left out in the model).
+ */
+export function producerSnapshotAt(log: PartitionLog, endOffset: number): ProducerEntry[] {
+  const state: ProducerState = {};
+  for (const seg of log.segments) {
+    if (seg.baseOffset >= endOffset) break;
+    for (const b of seg.batches) if (b.lastOffset < endOffset) applyBatchToProducerState(state, b);
+  }
+  return Object.values(state).sort((a, b) => a.producerId - b.producerId);
 }
 
 /** Offsets of a replica, in the JSON output's names. */

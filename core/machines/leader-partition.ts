@@ -16,9 +16,11 @@ import type { Acks } from '../scenario/types.js';
 
 export interface FollowerProgress {
   logEndOffset: number;
-  /** Last time the follower's fetch reached the leader's log end offset. */
+  /** Last time the follower was caught up (Kafka's lastCaughtUpTimeMs). */
   lastCaughtUpMs: number;
   lastFetchMs: number;
+  /** The leader's log end offset at the follower's previous fetch. */
+  lastFetchLeaderLogEndOffset: number;
 }
 
 export interface LeaderPartitionContext {
@@ -28,6 +30,8 @@ export interface LeaderPartitionContext {
   leaderEpoch: number;
   isr: number[];
   followers: Record<string, FollowerProgress>;
+  /** Timer id of the pending ISR expiration check. */
+  isrCheckTimer: number;
 }
 
 export interface LeaderFacts {
@@ -54,7 +58,9 @@ export type LeaderPartitionEvent =
     } & LeaderFacts)
   | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
-  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks; minInsyncReplicas: number } & LeaderFacts);
+  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks; minInsyncReplicas: number } & LeaderFacts)
+  /** Kafka's isr-expiration task, every replica.lag.time.max.ms / 2. */
+  | ({ type: 'isr.check'; timerId: number; lagTimeMaxMs: number } & LeaderFacts);
 
 type Ev<T extends LeaderPartitionEvent['type']> = Extract<LeaderPartitionEvent, { type: T }>;
 
@@ -104,37 +110,63 @@ export const leaderPartitionMachine = setup({
     rejectProduce: (_, _p: { msgId: number; error: KafkaError; rule: string }) => {},
     /** Effect: set the leader's high watermark (never lowered). */
     advanceHighWatermark: (_, _p: { highWatermark: number }) => {},
+    /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
+    startIsrCheckTimer: (_, _p: { timerId: number }) => {},
     /** Effect: record an ISR change. */
     isrChanged: (_, _p: { isr: number[]; added: number[]; removed: number[]; rule: string }) => {},
     recordFollowerFetch: assign(({ context, event }) => {
       const e = event as Ev<'fetch.received'>;
       const prev = context.followers[String(e.from)];
-      const caughtUp = e.fetchOffset >= e.view.logEndOffset;
+      // Kafka's Replica.updateFetchState: caught up now if the fetch reaches the leader's
+      // LEO; otherwise caught up as of the previous fetch if it reaches the LEO of then.
+      let lastCaughtUpMs = prev?.lastCaughtUpMs ?? e.nowMs;
+      if (e.fetchOffset >= e.view.logEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, e.nowMs);
+      else if (prev !== undefined && e.fetchOffset >= prev.lastFetchLeaderLogEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, prev.lastFetchMs);
       return {
         followers: {
           ...context.followers,
-          [String(e.from)]: {
-            logEndOffset: e.fetchOffset,
-            lastCaughtUpMs: caughtUp ? e.nowMs : prev?.lastCaughtUpMs ?? e.nowMs,
-            lastFetchMs: e.nowMs,
-          },
+          [String(e.from)]: { logEndOffset: e.fetchOffset, lastCaughtUpMs, lastFetchMs: e.nowMs, lastFetchLeaderLogEndOffset: e.view.logEndOffset },
         },
       };
     }),
+    /** Kafka's maybeShrinkIsr: drop followers not caught up within replica.lag.time.max.ms. */
+    maybeShrinkIsr: enqueueActions(({ context: ctx, event, enqueue }) => {
+      const context = ctx as LeaderPartitionContext;
+      const e = event as Ev<'isr.check'>;
+      const removed = context.isr.filter((b) => {
+        if (b === context.broker) return false;
+        const f = context.followers[String(b)];
+        return f === undefined || e.nowMs - f.lastCaughtUpMs > e.lagTimeMaxMs;
+      });
+      if (removed.length === 0) return;
+      const isr = context.isr.filter((b) => !removed.includes(b));
+      enqueue.assign({ isr });
+      enqueue({ type: 'isrChanged', params: { isr, added: [], removed, rule: 'followerLagging' } } as never);
+      const hw = highWatermarkOf(context, isr, e.view.logEndOffset, context.followers);
+      if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
+    }) as never,
+    scheduleIsrCheck: enqueueActions(({ context: ctx, enqueue }) => {
+      const context = ctx as LeaderPartitionContext;
+      const timerId = context.isrCheckTimer + 1;
+      enqueue.assign({ isrCheckTimer: timerId });
+      enqueue({ type: 'startIsrCheckTimer', params: { timerId } } as never);
+    }) as never,
     /** A follower joins the ISR once its log end reaches the HW and the current epoch's start. */
-    maybeExpandIsr: enqueueActions(({ context, event, enqueue }) => {
+    maybeExpandIsr: enqueueActions(({ context: ctx, event, enqueue }) => {
+      const context = ctx as LeaderPartitionContext;
       const e = event as Ev<'fetch.received'>;
       if (!isFollowerCaughtUpToJoinIsr(context, e)) return;
       const isr = [...context.isr, e.from].sort((a, b) => a - b);
       enqueue.assign({ isr });
       // Sibling actions of one setup() are not typed inside enqueueActions; the kernel checks the shape.
       enqueue({ type: 'isrChanged', params: { isr, added: [e.from], removed: [], rule: 'followerCaughtUp' } } as never);
-    }),
-    maybeAdvanceHighWatermark: enqueueActions(({ context, event, enqueue }) => {
+    }) as never,
+    maybeAdvanceHighWatermark: enqueueActions(({ context: ctx, event, enqueue }) => {
+      const context = ctx as LeaderPartitionContext;
       const e = event as Ev<'fetch.received'>;
       const hw = highWatermarkOf(context, context.isr, e.view.logEndOffset, context.followers);
       if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
-    }),
+    }) as never,
   },
   guards: {
     hasEpochError: ({ context, event }) => epochError(context.leaderEpoch, (event as Ev<'fetch.received'>).currentLeaderEpoch) !== null,
@@ -155,7 +187,7 @@ export const leaderPartitionMachine = setup({
   },
 }).createMachine({
   id: 'leaderPartition',
-  context: ({ input }) => ({ broker: input.broker, topic: input.topic, partition: input.partition, leaderEpoch: -1, isr: [], followers: {} }),
+  context: ({ input }) => ({ broker: input.broker, topic: input.topic, partition: input.partition, leaderEpoch: -1, isr: [], followers: {}, isrCheckTimer: 0 }),
   initial: 'follower',
   states: {
     /** Not the leader: requests are answered NOT_LEADER_OR_FOLLOWER by the kernel. */
@@ -163,11 +195,16 @@ export const leaderPartitionMachine = setup({
       on: {
         'leadership.assumed': {
           target: 'leader',
-          actions: assign(({ event }) => {
+          actions: [
+            assign(({ event }) => {
             const followers: Record<string, FollowerProgress> = {};
-            for (const r of event.replicas) followers[String(r)] = { logEndOffset: 0, lastCaughtUpMs: event.nowMs, lastFetchMs: event.nowMs };
+            for (const r of event.replicas) {
+              followers[String(r)] = { logEndOffset: 0, lastCaughtUpMs: event.nowMs, lastFetchMs: event.nowMs, lastFetchLeaderLogEndOffset: event.logEndOffset };
+            }
             return { leaderEpoch: event.leaderEpoch, isr: [...event.isr], followers };
           }),
+            'scheduleIsrCheck',
+          ],
         },
       },
     },
@@ -177,6 +214,10 @@ export const leaderPartitionMachine = setup({
         'leadership.assumed': {
           actions: assign(({ event }) => ({ leaderEpoch: event.leaderEpoch, isr: [...event.isr] })),
         },
+        'isr.check': [
+          { guard: ({ context, event }) => event.timerId !== context.isrCheckTimer },
+          { actions: ['maybeShrinkIsr', 'scheduleIsrCheck'] },
+        ],
         'fetch.received': [
           {
             guard: 'hasEpochError',

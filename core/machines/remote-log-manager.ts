@@ -1,12 +1,23 @@
 /**
- * Remote log manager task for one partition replica (Kafka's RLMTask / RLMCopyTask).
- * Runs every remote.log.manager.task.interval.ms, the first run at once. On every run it
- * refreshes highestOffsetInRemoteStorage from remote metadata, even when there is nothing
- * to upload (KIP-1023's change); while the remote log metadata is still loading it
- * cannot learn anything. Segment copy and retention are not modelled yet (they arrive
- * with the full-life-of-a-partition work).
+ * Remote log manager task for one partition replica (Kafka's RLMCopyTask on the leader,
+ * RLMFollowerTask on followers, and RLMExpirationTask), PROTOCOL section 5.
+ * Runs every remote.log.manager.task.interval.ms, the first run at once. Each run:
+ * 1. refreshes highestOffsetInRemoteStorage (Ry) from remote metadata, even when there is
+ *    nothing to upload (KIP-1023's change); while the metadata is loading it cannot;
+ * 2. on the leader, copies the copy candidates one at a time in offset order
+ *    (COPY_SEGMENT_STARTED, upload, COPY_SEGMENT_FINISHED, raise Ry); a failed copy is
+ *    cleaned up (DELETE_SEGMENT_STARTED, delete objects, DELETE_SEGMENT_FINISHED) and
+ *    retried on the next run;
+ * 3. applies local retention (uploaded segments below HW that breach the limit; the model
+ *    runs it here rather than on log.retention.check.interval.ms), rolling an active
+ *    segment that breaches local.retention.ms so it can be uploaded;
+ * 4. on the leader, expires remote segments (retention.ms / retention.bytes across both
+ *    tiers) and raises Log-Start-Offset.
+ * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
+ * pure functions of domain/retention.ts.
  */
 import { assign, enqueueActions, setup } from 'xstate';
+import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
 
 export interface RemoteLogManagerContext {
   broker: number;
@@ -16,6 +27,28 @@ export interface RemoteLogManagerContext {
   awaiting: number;
   nextId: number;
   runs: number;
+  /** The segment being copied or deleted. */
+  segmentId: string | null;
+  segmentBaseOffset: number;
+  segmentEndOffset: number;
+  copyFailures: number;
+}
+
+/** What the kernel reports at each decision point of a run. */
+export interface RlmFacts {
+  tiered: boolean;
+  copyDisabled: boolean;
+  metadataReady: boolean;
+  /** The first copy candidate (leader only), or null. */
+  candidate: SegmentRange | null;
+  /** Local segments local retention may delete now, oldest first. */
+  localDeletable: SegmentRange[];
+  /** Why local retention stopped where it did (for the narration). */
+  localStoppedBy: string | null;
+  /** The active segment breaches local.retention.ms and is not empty. */
+  rollActive: boolean;
+  /** Remote segments remote retention expires now (leader only), oldest first. */
+  remoteExpired: Array<{ segmentId: string; endOffset: number; rule: RemoteExpiryRule }>;
 }
 
 export type RemoteLogManagerEvent =
@@ -24,16 +57,18 @@ export type RemoteLogManagerEvent =
   | {
       type: 'rlm.taskDue';
       timerId: number;
-      /** The partition's remote log metadata has finished loading on this broker. */
       metadataReady: boolean;
       /** findHighestRemoteOffset over the local leader epoch lineage; -1 if none. */
       highestRemoteOffset: number;
-      /** The broker's in-memory highestOffsetInRemoteStorage. */
       highestOffsetInRemoteStorage: number;
       tiered: boolean;
-    };
+    }
+  | ({ type: 'rlm.step'; requestId: number } & RlmFacts)
+  | { type: 'rlm.copyCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null }
+  | { type: 'rlm.deleteCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null };
 
 type TaskDue = Extract<RemoteLogManagerEvent, { type: 'rlm.taskDue' }>;
+type Step = Extract<RemoteLogManagerEvent, { type: 'rlm.step' }>;
 
 export const remoteLogManagerMachine = setup({
   types: {
@@ -44,61 +79,196 @@ export const remoteLogManagerMachine = setup({
   actions: {
     /** Effect: fire `rlm.taskDue` now or after remote.log.manager.task.interval.ms. */
     scheduleTask: (_, _p: { timerId: number; after: 'now' | 'interval' }) => {},
+    /** Effect: deliver `rlm.step` with fresh facts at the current time. */
+    requestStep: (_, _p: { requestId: number }) => {},
     /** Effect: raise the broker's in-memory highestOffsetInRemoteStorage (never lowered). */
     updateHighestOffsetInRemoteStorage: (_, _p: { offset: number }) => {},
+    /** Effect: COPY_SEGMENT_STARTED, then upload the segment, its offset index, producer snapshot and leader-epoch checkpoint. */
+    startCopy: (_, _p: { requestId: number; baseOffset: number; endOffset: number }) => {},
+    /** Effect: COPY_SEGMENT_FINISHED and Ry = endOffset. */
+    finishCopy: (_, _p: { segmentId: string; endOffset: number }) => {},
+    /** Effect: a failed copy: DELETE_SEGMENT_STARTED and delete the partial objects. */
+    abortCopy: (_, _p: { requestId: number; segmentId: string; error: string | null }) => {},
+    /** Effect: DELETE_SEGMENT_STARTED and delete an expired segment's objects. */
+    startRemoteDelete: (_, _p: { requestId: number; segmentId: string; rule: RemoteExpiryRule }) => {},
+    /** Effect: DELETE_SEGMENT_FINISHED (and, for retention, raise Log-Start-Offset). */
+    finishRemoteDelete: (_, _p: { segmentId: string; raiseLogStartOffset: boolean }) => {},
+    /** Effect: delete uploaded local segments (advances Local-Log-Start-Offset, never LSO of a tiered topic). */
+    deleteLocalSegments: (_, _p: { segments: SegmentRange[] }) => {},
+    /** Effect: roll the active segment so it can be uploaded. */
+    rollActiveSegment: () => {},
     explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
     scheduleNextRun: enqueueActions(({ context, enqueue }) => {
       const timerId = context.nextId;
-      enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1 });
+      enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
       enqueue({ type: 'scheduleTask', params: { timerId, after: 'interval' } } as never);
-    }),
+    }) as never,
+    nextStep: enqueueActions(({ context, enqueue }) => {
+      const requestId = context.nextId;
+      enqueue.assign({ awaiting: requestId, nextId: requestId + 1 });
+      enqueue({ type: 'requestStep', params: { requestId } } as never);
+    }) as never,
   },
   guards: {
-    isAwaitedTimer: ({ context, event }) => event.type === 'rlm.taskDue' && event.timerId === context.awaiting,
+    isAwaited: ({ context, event }) => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1) === context.awaiting,
     isMetadataLoading: ({ event }) => !(event as TaskDue).metadataReady,
     isNotTiered: ({ event }) => !(event as TaskDue).tiered,
     learnsHigherOffset: ({ event }) => {
       const e = event as TaskDue;
       return e.highestRemoteOffset > e.highestOffsetInRemoteStorage;
     },
+    shouldRollActive: ({ event }) => (event as Step).rollActive,
+    canCopy: ({ context, event }) => {
+      const e = event as Step;
+      return context.role === 'leader' && e.tiered && !e.copyDisabled && e.metadataReady && e.candidate !== null;
+    },
+    hasLocalDeletable: ({ event }) => (event as Step).localDeletable.length > 0,
+    hasRemoteExpired: ({ context, event }) => context.role === 'leader' && (event as Step).remoteExpired.length > 0,
+    isOk: ({ event }) => (event as { ok: boolean }).ok,
   },
 }).createMachine({
   id: 'remoteLogManager',
-  context: ({ input }) => ({ ...input, role: 'follower', awaiting: -1, nextId: 1, runs: 0 }),
+  context: ({ input }) => ({
+    ...input,
+    role: 'follower',
+    awaiting: -1,
+    nextId: 1,
+    runs: 0,
+    segmentId: null,
+    segmentBaseOffset: -1,
+    segmentEndOffset: -1,
+    copyFailures: 0,
+  }),
   initial: 'inactive',
   on: {
     'rlm.started': {
-      target: '.scheduled',
+      target: '.idle',
       actions: [
-        assign(({ context, event }) => ({ role: event.role, awaiting: context.nextId, nextId: context.nextId + 1 })),
+        assign(({ context, event }) => ({ role: event.role, awaiting: context.nextId, nextId: context.nextId + 1, segmentId: null })),
         { type: 'scheduleTask', params: ({ context }) => ({ timerId: context.awaiting, after: 'now' as const }) },
       ],
     },
-    'rlm.stopped': { target: '.inactive', actions: assign({ awaiting: -1 }) },
+    'rlm.stopped': { target: '.inactive', actions: assign({ awaiting: -1, segmentId: null }) },
   },
   states: {
     /** Not running: the broker is offline or does not host the partition. */
     inactive: {},
     /** Waiting for the next task run. */
-    scheduled: {
+    idle: {
       on: {
         'rlm.taskDue': [
           { guard: ({ context, event }) => event.timerId !== context.awaiting },
-          { guard: 'isNotTiered', actions: 'scheduleNextRun' },
           {
             guard: 'isMetadataLoading',
-            actions: [{ type: 'explain', params: { rule: 'rlmMetadataLoading' } }, 'scheduleNextRun'],
+            target: 'running',
+            actions: [{ type: 'explain', params: { rule: 'rlmMetadataLoading' } }, 'nextStep'],
           },
           {
             guard: 'learnsHigherOffset',
+            target: 'running',
+            actions: [{ type: 'updateHighestOffsetInRemoteStorage', params: ({ event }) => ({ offset: event.highestRemoteOffset }) }, 'nextStep'],
+          },
+          { target: 'running', actions: 'nextStep' },
+        ],
+      },
+    },
+    /** Deciding the next thing this run does, from fresh facts. */
+    running: {
+      on: {
+        'rlm.step': [
+          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            guard: 'shouldRollActive',
+            actions: ['rollActiveSegment', { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
+          },
+          {
+            guard: 'canCopy',
+            target: 'copying',
             actions: [
-              { type: 'updateHighestOffsetInRemoteStorage', params: ({ event }) => ({ offset: event.highestRemoteOffset }) },
-              'scheduleNextRun',
+              assign(({ context, event }) => ({
+                segmentBaseOffset: event.candidate!.baseOffset,
+                segmentEndOffset: event.candidate!.endOffset,
+                awaiting: context.nextId,
+                nextId: context.nextId + 1,
+              })),
+              {
+                type: 'startCopy',
+                params: ({ context, event }) => ({ requestId: context.awaiting, baseOffset: event.candidate!.baseOffset, endOffset: event.candidate!.endOffset }),
+              },
             ],
           },
-          { actions: 'scheduleNextRun' },
+          {
+            guard: 'hasLocalDeletable',
+            actions: [{ type: 'deleteLocalSegments', params: ({ event }) => ({ segments: event.localDeletable }) }, 'nextStep'],
+          },
+          {
+            guard: 'hasRemoteExpired',
+            target: 'deletingRemote',
+            actions: [
+              assign(({ context, event }) => ({ segmentId: event.remoteExpired[0].segmentId, awaiting: context.nextId, nextId: context.nextId + 1 })),
+              {
+                type: 'startRemoteDelete',
+                params: ({ context, event }) => ({ requestId: context.awaiting, segmentId: event.remoteExpired[0].segmentId, rule: event.remoteExpired[0].rule }),
+              },
+            ],
+          },
+          { target: 'idle', actions: 'scheduleNextRun' },
+        ],
+      },
+    },
+    /** Uploading one segment; the next decision waits for the copy. */
+    copying: {
+      on: {
+        'rlm.copyCompleted': [
+          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            guard: 'isOk',
+            target: 'running',
+            actions: [
+              { type: 'finishCopy', params: ({ context, event }) => ({ segmentId: event.segmentId, endOffset: context.segmentEndOffset }) },
+              assign({ copyFailures: 0 }),
+              'nextStep',
+            ],
+          },
+          {
+            target: 'cleaningUpFailedCopy',
+            actions: [
+              assign(({ context, event }) => ({ segmentId: event.segmentId, copyFailures: context.copyFailures + 1, awaiting: context.nextId, nextId: context.nextId + 1 })),
+              { type: 'abortCopy', params: ({ context, event }) => ({ requestId: context.awaiting, segmentId: event.segmentId, error: event.error }) },
+            ],
+          },
+        ],
+      },
+    },
+    /** DELETE_SEGMENT_STARTED for a failed copy; retried on the next run. */
+    cleaningUpFailedCopy: {
+      on: {
+        'rlm.deleteCompleted': [
+          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            guard: 'isOk',
+            target: 'idle',
+            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId, raiseLogStartOffset: false }) }, 'scheduleNextRun'],
+          },
+          { target: 'idle', actions: 'scheduleNextRun' },
+        ],
+      },
+    },
+    /** Deleting one expired remote segment. */
+    deletingRemote: {
+      on: {
+        'rlm.deleteCompleted': [
+          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            guard: 'isOk',
+            target: 'running',
+            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId, raiseLogStartOffset: true }) }, 'nextStep'],
+          },
+          { target: 'idle', actions: 'scheduleNextRun' },
         ],
       },
     },
   },
 });
+
+export type RemoteLogManagerMachine = typeof remoteLogManagerMachine;

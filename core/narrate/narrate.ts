@@ -56,6 +56,18 @@ export const RULES: Record<string, string> = {
   backoff: 'every failure delays the partition by replica.fetch.backoff.ms, with fetchOffset unchanged',
   rlmMetadataLoading: 'the remote log metadata is still loading: the task cannot learn the highest offset in remote storage yet',
   rlmRefreshHighestOffset: 'the remote log manager task refreshes Ry from remote metadata on every run, even with nothing to upload (KIP-1023)',
+  copyCandidate:
+    'a rolled segment from max(Ry + 1, LSO) whose next segment starts at or below the last stable offset is copied (never the active segment)',
+  copyFinished: 'the copy finished: COPY_SEGMENT_FINISHED, and the highest offset in remote storage is raised to the segment end',
+  copyFailed: 'a failed copy is cleaned up (DELETE_SEGMENT_STARTED, delete the partial objects, DELETE_SEGMENT_FINISHED) and retried on the next run',
+  localRetention:
+    'local retention: the segment is below the high watermark, breaches local.retention.*, and is fully uploaded; Local-Log-Start-Offset moves, Log-Start-Offset does not',
+  logRetention: 'log retention on a topic that is not tiered: the segment breaches retention.*, so Log-Start-Offset moves with it',
+  rollForLocalRetention: 'the active segment breaches local.retention.ms, so it is rolled and can be uploaded',
+  remoteRetention: 'remote retention deleted the segment, so Log-Start-Offset moves past it',
+  belowLogStartOffset_remote: 'the remote segment lies below Log-Start-Offset',
+  retentionMs: 'the remote segment is older than retention.ms',
+  retentionBytes: 'the partition is above retention.bytes across both tiers',
   followerCaughtUp: 'the follower reached the high watermark, so it joins the ISR',
   segmentFull: 'the batch would overflow segment.bytes (or segment.ms passed), so the active segment was rolled',
   appendAsLeader: 'the leader appends the batches to its active segment',
@@ -132,6 +144,9 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       if (a === 'truncateTo') return `${t} broker ${x.broker} ${tp}: truncated to ${x.offset}${because(e.rule)}`;
       if (a === 'leaderEpochsRestored') return `${t} broker ${x.broker} ${tp}: leader epochs restored ${JSON.stringify(x.leaderEpochs)}${because(e.rule)}`;
       if (a === 'producerStateRestored') return `${t} broker ${x.broker} ${tp}: producer state restored (${x.producers} producers)${because(e.rule)}`;
+      if (a === 'localSegmentDeleted') return `${t} broker ${x.broker} ${tp}: local segment [${x.baseOffset}, ${x.endOffset}] deleted${because(e.rule)}`;
+      if (a === 'logStartOffsetRaised') return `${t} broker ${x.broker} ${tp}: Log-Start-Offset ${x.from} -> ${x.logStartOffset}${because(e.rule)}`;
+      if (a === 'segmentRolled' && e.rule === 'rollForLocalRetention') return `${t} broker ${x.broker} ${tp}: active segment rolled at ${x.baseOffset}${because(e.rule)}`;
       if (a === 'segmentRolled') return verbose ? `${t} broker ${x.broker} ${tp}: segment rolled at ${x.baseOffset}${because(e.rule)}` : null;
       return null;
     }
@@ -140,10 +155,17 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}${detail(x)}`;
     }
     case 'rlm': {
+      if (x.action === 'copyFailed') return `${t} broker ${x.broker} ${tp}: copy of ${x.segmentId} failed (${x.error})${because(e.rule)}`;
+      if (x.action === 'deleteStarted') return `${t} broker ${x.broker} ${tp}: deleting remote segment [${x.baseOffset}, ${x.endOffset}]${because(e.rule)}`;
       if (x.action === 'highestOffsetInRemoteStorageUpdated') return `${t} broker ${x.broker} ${tp}: highest offset in remote storage ${x.from} -> ${x.highestOffsetInRemoteStorage}${because(e.rule)}`;
       return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}`;
     }
     case 'remoteMetadata':
+      if (x.action === 'stateChanged') {
+        const range = `[${x.baseOffset}, ${x.endOffset}]`;
+        if (x.from === null) return `${t} broker ${x.broker} ${tp}: segment ${range} ${x.to}${because(e.rule)}`;
+        return `${t} ${tp}: remote segment ${range} ${x.from} -> ${x.to}`;
+      }
       return `${t} broker ${x.broker} ${tp}: remote segment for epoch ${x.epoch}, offset ${x.offset}: ${x.found ?? 'none'}${because(e.rule)}`;
     case 'produce':
       if (x.action === 'appended') return `${t} broker ${x.broker} ${tp}: produced ${x.records} records at [${x.baseOffset}, ${x.lastOffset}] (acks=${x.acks})`;

@@ -19,6 +19,8 @@ import {
   defaultBrokerConfig,
   defaultModelKnobs,
   defaultTopicConfig,
+  effectiveLocalRetentionBytes,
+  effectiveLocalRetentionMs,
   isBrokerConfigKey,
   isCompacted,
   isTopicConfigKey,
@@ -42,7 +44,9 @@ import {
   maybeIncrementLogStartOffset,
   newSegment,
   planBatches,
+  producerSnapshotAt,
   readBatches,
+  roll,
   truncateFullyAndStartAt,
   truncateTo,
   updateHighWatermark,
@@ -58,7 +62,14 @@ import {
 } from '../domain/remote-metadata.js';
 import { type FollowerFetcherEvent, type ReplicaFacts, followerFetcherMachine } from '../machines/follower-fetcher.js';
 import { type LeaderPartitionEvent, leaderPartitionMachine } from '../machines/leader-partition.js';
-import { type RemoteLogManagerEvent, remoteLogManagerMachine } from '../machines/remote-log-manager.js';
+import { type RemoteLogManagerEvent, type RlmFacts, remoteLogManagerMachine } from '../machines/remote-log-manager.js';
+import {
+  type SegmentRange,
+  activeSegmentBreachesLocalTime,
+  copyCandidates,
+  localRetentionDeletable,
+  remoteRetentionExpired,
+} from '../domain/retention.js';
 import {
   MemoryObjectStore,
   type ObjectStoreBackend,
@@ -72,7 +83,7 @@ import { assert } from '../util/assert.js';
 import { type EventQueue, newQueue, pop, push, peek } from './event-queue.js';
 import { type PrngState, seedPrng } from './prng.js';
 import type { Endpoint, TraceEntry } from './trace.js';
-import { type Violation, checkInvariants, checkFollowerAppend, checkRemoteTransition } from '../check/invariants.js';
+import { type InvariantWatch, type Violation, checkInvariants, checkFollowerAppend, checkLocalDelete, checkRemoteTransition } from '../check/invariants.js';
 
 export type MachineName = 'fetcher' | 'leader' | 'rlm';
 
@@ -148,7 +159,9 @@ export type KernelEvent =
   | { kind: 'fetchWaitExpired'; key: string; msgId: number }
   | { kind: 'remoteSegmentLookedUp'; broker: number; key: string; requestId: number; epoch: number; offset: number }
   | { kind: 'storeDone'; broker: number; key: string; requestId: number; purpose: string; store: StoreName; objectKey: string; result: ObjectStoreResult }
-  | { kind: 'consumerFetch'; consumerId: number };
+  | { kind: 'consumerFetch'; consumerId: number }
+  | { kind: 'rlmStep'; broker: number; key: string; requestId: number }
+  | { kind: 'isrCheck'; broker: number; key: string; timerId: number };
 
 export interface Metrics {
   requests: Record<string, number>;
@@ -175,6 +188,11 @@ export interface KernelState {
   partitionOrder: string[];
   storeAvailable: Record<StoreName, boolean>;
   consumers: Record<string, ConsumerState>;
+  /** Object-store requests issued together (a copy's PUTs, a delete's DELETEs), by broker|partition|requestId. */
+  storeGroups: Record<string, { kind: 'copy' | 'delete'; segmentId: string; remaining: number; ok: boolean; error: string | null }>;
+  nextSegmentSeq: number;
+  /** What the invariants remember between steps. */
+  watch: InvariantWatch;
   /** Consumer Fetches waiting for a remote read, by message id. */
   pendingConsumerReads: Record<string, { msg: Message; batches: RecordBatch[] }>;
   violations: Violation[];
@@ -264,6 +282,9 @@ export class Kernel {
       storeAvailable: { tiered: true, wal: true },
       consumers: {},
       pendingConsumerReads: {},
+      storeGroups: {},
+      nextSegmentSeq: 1,
+      watch: { committed: {}, leaderEpoch: {}, highestOffsetInRemoteStorage: {} },
       violations: [],
       violationKeys: {},
       metrics: { requests: {}, remoteReads: {}, bytesFetchedByFollowers: 0, produced: { records: 0, bytes: 0 } },
@@ -417,16 +438,22 @@ export class Kernel {
     void cfg;
   }
 
+  /** The objects a copy writes: the segment, its offset index, the leader-epoch checkpoint and the producer snapshot. */
+  private segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, string]> {
+    const index = batches.map((b) => `${b.baseOffset}`).join('\n');
+    const cp = formatCheckpoint(epochs);
+    const snap = JSON.stringify(producers);
+    return [
+      [meta.objectKeys.log, { bytes: meta.sizeBytes, body: { kind: 'segment', batches } }, 'log'],
+      [meta.objectKeys.offsetIndex, { bytes: batches.length * 8, body: { kind: 'text', text: index } }, 'offsetIndex'],
+      [meta.objectKeys.leaderEpochCheckpoint, { bytes: cp.length, body: { kind: 'text', text: cp } }, 'leaderEpochCheckpoint'],
+      [meta.objectKeys.producerSnapshot, { bytes: snap.length, body: { kind: 'text', text: snap } }, 'producerSnapshot'],
+    ];
+  }
+
   /** Objects of an uploaded segment, written straight to the store (initial state only). */
   private writeSegmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): void {
-    const put = (key: string, object: StoredObject) => this.store.execute({ op: 'put', store: 'tiered', key, object });
-    put(meta.objectKeys.log, { bytes: meta.sizeBytes, body: { kind: 'segment', batches } });
-    const index = batches.map((b) => `${b.baseOffset}`).join('\n');
-    put(meta.objectKeys.offsetIndex, { bytes: batches.length * 8, body: { kind: 'text', text: index } });
-    const cp = formatCheckpoint(epochs);
-    put(meta.objectKeys.leaderEpochCheckpoint, { bytes: cp.length, body: { kind: 'text', text: cp } });
-    const snap = JSON.stringify(producers);
-    put(meta.objectKeys.producerSnapshot, { bytes: snap.length, body: { kind: 'text', text: snap } });
+    for (const [key, object] of this.segmentObjects(meta, batches, epochs, producers)) this.store.execute({ op: 'put', store: 'tiered', key, object });
   }
 
   private startCluster(): void {
@@ -617,6 +644,19 @@ export class Kernel {
         return this.onStoreDone(ev);
       case 'consumerFetch':
         return this.sendConsumerFetch(ev.consumerId);
+      case 'isrCheck': {
+        const part = this.state.partitions[ev.key];
+        if (!this.state.brokers[ev.broker].alive || part.leader !== ev.broker) return;
+        return this.deliver(ev.broker, ev.key, 'leader', {
+          type: 'isr.check',
+          timerId: ev.timerId,
+          lagTimeMaxMs: this.state.brokerConfig['replica.lag.time.max.ms'],
+          ...this.leaderFacts(ev.key, ev.broker),
+        });
+      }
+      case 'rlmStep':
+        if (!this.state.brokers[ev.broker].alive) return;
+        return this.deliver(ev.broker, ev.key, 'rlm', { type: 'rlm.step', requestId: ev.requestId, ...this.rlmFacts(ev.key, ev.broker) });
     }
   }
 
@@ -749,9 +789,16 @@ export class Kernel {
         if (hw <= r.log.highWatermark) return;
         r.log.highWatermark = hw;
         this.trace.push({ atMs: now, type: 'highWatermark', broker, ...tp, highWatermark: hw });
+        const committed = this.state.watch.committed[key];
+        if (committed === undefined || hw > committed.highWatermark) {
+          this.state.watch.committed[key] = { highWatermark: hw, epochs: checkpointUpTo(r.log.leaderEpochs, hw - 1) };
+        }
         this.completeAcks(key);
         return;
       }
+      case 'startIsrCheckTimer':
+        push(this.state.queue, now + Math.max(1, Math.floor(this.state.brokerConfig['replica.lag.time.max.ms'] / 2)), { kind: 'isrCheck', broker, key, timerId: p.timerId as number });
+        return;
       case 'isrChanged':
         part.isr = [...(p.isr as number[])];
         this.trace.push({ atMs: now, type: 'isr', broker, ...tp, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
@@ -770,9 +817,152 @@ export class Kernel {
         this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
         return;
       }
+      case 'requestStep':
+        push(this.state.queue, now, { kind: 'rlmStep', broker, key, requestId: p.requestId as number });
+        return;
+      case 'rollActiveSegment': {
+        const active = r.log.segments[r.log.segments.length - 1];
+        if (active.endOffset < active.baseOffset) return;
+        roll(r.log, now);
+        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
+        return;
+      }
+      case 'startCopy':
+        return this.startCopy(broker, key, p.requestId as number, p.baseOffset as number, p.endOffset as number);
+      case 'finishCopy': {
+        const segmentId = p.segmentId as string;
+        this.setRemoteSegmentState(key, segmentId, 'COPY_SEGMENT_FINISHED');
+        const end = p.endOffset as number;
+        if (end > r.highestOffsetInRemoteStorage) {
+          const from = r.highestOffsetInRemoteStorage;
+          r.highestOffsetInRemoteStorage = end;
+          this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
+        }
+        return;
+      }
+      case 'abortCopy':
+        this.trace.push({ atMs: now, type: 'rlm', action: 'copyFailed', broker, ...tp, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
+        return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, 'copyFailed');
+      case 'startRemoteDelete':
+        return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, p.rule as string);
+      case 'finishRemoteDelete': {
+        const segmentId = p.segmentId as string;
+        this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_FINISHED');
+        const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId)!;
+        if (p.raiseLogStartOffset && meta.endOffset + 1 > r.log.logStartOffset) {
+          const from = r.log.logStartOffset;
+          maybeIncrementLogStartOffset(r.log, meta.endOffset + 1);
+          this.trace.push({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker, ...tp, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
+        }
+        return;
+      }
+      case 'deleteLocalSegments':
+        return this.deleteLocalSegments(broker, key, p.segments as SegmentRange[]);
       default:
         assert(false, `unknown effect ${type} from ${name}`);
     }
+  }
+
+  private startCopy(broker: number, key: string, requestId: number, baseOffset: number, endOffset: number): void {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    const seg = r.log.segments.find((x) => x.baseOffset === baseOffset && x.endOffset === endOffset);
+    assert(seg !== undefined && seg.rolled, `copy candidate ${baseOffset}-${endOffset} is a rolled local segment`);
+    const segmentId = `${part.topic}-${part.partition}-${baseOffset}-${this.state.nextSegmentSeq++}`;
+    const meta: RemoteSegmentMetadata = {
+      segmentId,
+      topic: part.topic,
+      partition: part.partition,
+      baseOffset,
+      endOffset,
+      state: 'COPY_SEGMENT_STARTED',
+      brokerId: broker,
+      segmentLeaderEpochs: segmentLeaderEpochs(r.log.leaderEpochs, baseOffset, endOffset),
+      sizeBytes: seg.bytes,
+      maxTimestampMs: seg.maxTimestampMs,
+      objectKeys: objectKeysFor(part.topic, part.partition, baseOffset, segmentId),
+    };
+    part.remoteMetadata.push(meta);
+    this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
+    const objects = this.segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
+    this.state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
+    for (const [objectKey, object, what] of objects) {
+      this.storeOp(broker, key, { op: 'put', store: 'tiered', key: objectKey, object }, requestId, `copy:${what}`);
+    }
+  }
+
+  private startRemoteDelete(broker: number, key: string, requestId: number, segmentId: string, rule: string): void {
+    const part = this.state.partitions[key];
+    const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
+    assert(meta !== undefined, `remote segment ${segmentId} exists`);
+    this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_STARTED');
+    this.trace.push({ atMs: this.state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
+    const keys = [meta.objectKeys.log, meta.objectKeys.offsetIndex, meta.objectKeys.leaderEpochCheckpoint, meta.objectKeys.producerSnapshot];
+    this.state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'delete', segmentId, remaining: keys.length, ok: true, error: null };
+    for (const k of keys) this.storeOp(broker, key, { op: 'delete', store: 'tiered', key: k }, requestId, 'delete');
+  }
+
+  /** Local retention removes the oldest local segments; a tiered topic keeps its log start. */
+  private deleteLocalSegments(broker: number, key: string, segments: SegmentRange[]): void {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    const now = this.state.nowMs;
+    const tiered = this.tiered(key);
+    for (const s of segments) {
+      const first = r.log.segments[0];
+      if (r.log.segments.length < 2 || first.baseOffset !== s.baseOffset) break;
+      for (const v of checkLocalDelete(now, key, broker, first, r.log.logStartOffset, r.highestOffsetInRemoteStorage, tiered, part.remoteMetadata)) this.addViolation(v);
+      r.log.segments.shift();
+      this.trace.push({
+        atMs: now, type: 'log', action: 'localSegmentDeleted', broker, topic: part.topic, partition: part.partition,
+        baseOffset: first.baseOffset, endOffset: first.endOffset, bytes: first.bytes, rule: tiered ? 'localRetention' : 'logRetention',
+      });
+    }
+    const newStart = r.log.segments[0].baseOffset;
+    if (tiered) {
+      r.log.localLogStartOffset = Math.max(r.log.localLogStartOffset, newStart);
+    } else {
+      maybeIncrementLogStartOffset(r.log, newStart);
+      r.log.localLogStartOffset = Math.max(r.log.localLogStartOffset, newStart);
+    }
+  }
+
+  /** What the remote log manager decides from, at this moment (see domain/retention.ts). */
+  rlmFacts(key: string, broker: number): RlmFacts {
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    const log = r.log;
+    const cfg = this.state.topicConfigs[part.topic];
+    const tiered = this.tiered(key);
+    const leader = part.leader === broker;
+    const now = this.state.nowMs;
+    const localMs = tiered ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
+    const localBytesLimit = tiered ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
+    const local = localRetentionDeletable({
+      segments: log.segments,
+      highWatermark: log.highWatermark,
+      logStartOffset: log.logStartOffset,
+      highestOffsetInRemoteStorage: tiered ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
+      retentionBytes: localBytesLimit,
+      retentionMs: localMs,
+      nowMs: now,
+    });
+    const candidate = leader && tiered ? copyCandidates(log.segments, r.highestOffsetInRemoteStorage, log.logStartOffset, log.highWatermark)[0] ?? null : null;
+    let localOnlyBytes = 0;
+    for (const seg of log.segments) if (seg.baseOffset > r.highestOffsetInRemoteStorage) localOnlyBytes += seg.bytes;
+    const remoteExpired = leader && tiered && this.metadataReady(key, broker)
+      ? remoteRetentionExpired({ remote: part.remoteMetadata, logStartOffset: log.logStartOffset, localOnlyBytes, retentionBytes: cfg['retention.bytes'], retentionMs: cfg['retention.ms'], nowMs: now })
+      : [];
+    return {
+      tiered,
+      copyDisabled: cfg['remote.log.copy.disable'],
+      metadataReady: this.metadataReady(key, broker),
+      candidate,
+      localDeletable: local.deletable,
+      localStoppedBy: local.stoppedBy,
+      rollActive: tiered && activeSegmentBreachesLocalTime(log.segments[log.segments.length - 1], localMs, now),
+      remoteExpired,
+    };
   }
 
   /**
@@ -801,7 +991,7 @@ export class Kernel {
       type: 'rlm.taskDue',
       timerId,
       metadataReady: this.metadataReady(key, broker),
-      highestRemoteOffset: findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)),
+      highestRemoteOffset: this.tiered(key) ? findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)) : -1,
       highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
       tiered: this.tiered(key),
     };
@@ -1093,6 +1283,25 @@ export class Kernel {
   private onStoreDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
     if (!this.state.brokers[ev.broker].alive) return;
     if (ev.purpose === 'consumerRead') return this.onConsumerRemoteRead(ev);
+    if (ev.purpose.startsWith('copy:') || ev.purpose === 'delete') {
+      const id = `${ev.broker}|${ev.key}|${ev.requestId}`;
+      const g = this.state.storeGroups[id];
+      if (g === undefined) return;
+      g.remaining--;
+      if (!ev.result.ok) {
+        g.ok = false;
+        g.error ??= ev.result.error ?? 'error';
+      }
+      if (g.remaining > 0) return;
+      delete this.state.storeGroups[id];
+      return this.deliver(ev.broker, ev.key, 'rlm', {
+        type: g.kind === 'copy' ? 'rlm.copyCompleted' : 'rlm.deleteCompleted',
+        requestId: ev.requestId,
+        segmentId: g.segmentId,
+        ok: g.ok,
+        error: g.error,
+      });
+    }
     const body = ev.result.object?.body;
     const text = body?.kind === 'text' ? body.text : '';
     this.deliver(ev.broker, ev.key, 'fetcher', {
@@ -1347,6 +1556,7 @@ export class Kernel {
       const r = this.replica(key, broker);
       // In-memory state is lost; the log on disk survives.
       r.highestOffsetInRemoteStorage = -1;
+      this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
       for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(broker, key, name);
       if (part.isr.includes(broker) && part.isr.length > 1) {
         part.isr = part.isr.filter((x) => x !== broker);
@@ -1394,6 +1604,7 @@ export class Kernel {
     if (latestEpoch(cache) < part.leaderEpoch) cache.push([part.leaderEpoch, logEndOffset(r.log)]);
     // Ry is in memory on the old leader only; the new leader learns it at its first task run.
     r.highestOffsetInRemoteStorage = -1;
+    this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
     this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
     this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
     this.deliver(broker, key, 'leader', {

@@ -1,0 +1,127 @@
+/**
+ * The remote log manager's decisions as pure functions (PROTOCOL section 5): which rolled
+ * segments to copy, which local segments local retention may delete, and which remote
+ * segments remote retention expires. The RLM machine's guards and the kernel's facts
+ * call these, so a trace step can name the rule that applied.
+ */
+import type { Segment } from './partition-log.js';
+import type { RemoteSegmentMetadata } from './remote-metadata.js';
+
+export interface SegmentRange {
+  baseOffset: number;
+  /** Inclusive. */
+  endOffset: number;
+  bytes: number;
+}
+
+/**
+ * Copy candidates: rolled segments from `max(Ry + 1, LSO)` whose next segment's base
+ * offset is <= the last stable offset (never the active segment), in offset order.
+ */
+export function copyCandidates(
+  segments: readonly Pick<Segment, 'baseOffset' | 'endOffset' | 'bytes'>[],
+  highestOffsetInRemoteStorage: number,
+  logStartOffset: number,
+  lastStableOffset: number,
+): SegmentRange[] {
+  const from = Math.max(highestOffsetInRemoteStorage + 1, logStartOffset);
+  const out: SegmentRange[] = [];
+  for (let i = 0; i + 1 < segments.length; i++) {
+    const s = segments[i];
+    if (s.baseOffset < from) continue;
+    if (segments[i + 1].baseOffset > lastStableOffset) break;
+    out.push({ baseOffset: s.baseOffset, endOffset: s.endOffset, bytes: s.bytes });
+  }
+  return out;
+}
+
+export interface LocalRetentionInput {
+  segments: readonly Pick<Segment, 'baseOffset' | 'endOffset' | 'bytes' | 'maxTimestampMs'>[];
+  highWatermark: number;
+  logStartOffset: number;
+  highestOffsetInRemoteStorage: number;
+  /** Effective local.retention.bytes (-1: no limit). */
+  retentionBytes: number;
+  /** Effective local.retention.ms (-1: no limit). */
+  retentionMs: number;
+  nowMs: number;
+}
+
+export type LocalRetentionStop = 'active' | 'notBelowHighWatermark' | 'notUploaded' | 'withinRetention' | null;
+
+/**
+ * Local retention, oldest first, stopping at the first segment that may not go: a
+ * segment may be deleted when it is entirely below the high watermark, breaches a limit,
+ * and is fully uploaded (endOffset <= Ry) or below the log start offset. The active
+ * segment is never deleted here. Returns the deletable prefix and why it stopped.
+ */
+export function localRetentionDeletable(input: LocalRetentionInput): { deletable: SegmentRange[]; stoppedBy: LocalRetentionStop; stoppedAt: number | null } {
+  const { segments } = input;
+  let totalBytes = 0;
+  for (const s of segments) totalBytes += s.bytes;
+  let excess = input.retentionBytes < 0 ? 0 : totalBytes - input.retentionBytes;
+  const out: SegmentRange[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i];
+    if (i === segments.length - 1) return { deletable: out, stoppedBy: 'active', stoppedAt: s.baseOffset };
+    const belowLso = s.endOffset < input.logStartOffset;
+    const bySize = input.retentionBytes >= 0 && excess - s.bytes >= 0;
+    const byTime = input.retentionMs >= 0 && input.nowMs - s.maxTimestampMs > input.retentionMs;
+    if (!belowLso && !bySize && !byTime) return { deletable: out, stoppedBy: 'withinRetention', stoppedAt: s.baseOffset };
+    if (!belowLso && s.endOffset >= input.highWatermark) return { deletable: out, stoppedBy: 'notBelowHighWatermark', stoppedAt: s.baseOffset };
+    if (!belowLso && s.endOffset > input.highestOffsetInRemoteStorage) return { deletable: out, stoppedBy: 'notUploaded', stoppedAt: s.baseOffset };
+    out.push({ baseOffset: s.baseOffset, endOffset: s.endOffset, bytes: s.bytes });
+    excess -= s.bytes;
+  }
+  return { deletable: out, stoppedBy: null, stoppedAt: null };
+}
+
+/** The active segment breaches local.retention.ms: roll it so it can be uploaded. */
+export function activeSegmentBreachesLocalTime(active: Pick<Segment, 'baseOffset' | 'endOffset' | 'maxTimestampMs'>, retentionMs: number, nowMs: number): boolean {
+  return retentionMs >= 0 && active.endOffset >= active.baseOffset && nowMs - active.maxTimestampMs > retentionMs;
+}
+
+export interface RemoteRetentionInput {
+  remote: readonly RemoteSegmentMetadata[];
+  logStartOffset: number;
+  /** Bytes of local segments not (yet) in remote storage, for the total size. */
+  localOnlyBytes: number;
+  retentionBytes: number;
+  retentionMs: number;
+  nowMs: number;
+}
+
+export type RemoteExpiryRule = 'belowLogStartOffset' | 'retentionMs' | 'retentionBytes';
+
+/**
+ * Remote retention (Kafka's RLMExpirationTask), oldest first: a finished remote segment
+ * expires when it lies below the log start offset, is older than retention.ms, or the
+ * total size across both tiers breaches retention.bytes.
+ */
+export function remoteRetentionExpired(input: RemoteRetentionInput): Array<{ segmentId: string; endOffset: number; rule: RemoteExpiryRule }> {
+  const finished = input.remote
+    .filter((m) => m.state === 'COPY_SEGMENT_FINISHED')
+    .sort((a, b) => a.baseOffset - b.baseOffset);
+  let total = input.localOnlyBytes;
+  for (const m of finished) total += m.sizeBytes;
+  const out: Array<{ segmentId: string; endOffset: number; rule: RemoteExpiryRule }> = [];
+  for (const m of finished) {
+    if (m.endOffset < input.logStartOffset) {
+      out.push({ segmentId: m.segmentId, endOffset: m.endOffset, rule: 'belowLogStartOffset' });
+      total -= m.sizeBytes;
+      continue;
+    }
+    if (input.retentionMs >= 0 && input.nowMs - m.maxTimestampMs > input.retentionMs) {
+      out.push({ segmentId: m.segmentId, endOffset: m.endOffset, rule: 'retentionMs' });
+      total -= m.sizeBytes;
+      continue;
+    }
+    if (input.retentionBytes >= 0 && total - m.sizeBytes >= input.retentionBytes) {
+      out.push({ segmentId: m.segmentId, endOffset: m.endOffset, rule: 'retentionBytes' });
+      total -= m.sizeBytes;
+      continue;
+    }
+    break;
+  }
+  return out;
+}
