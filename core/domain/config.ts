@@ -121,6 +121,8 @@ export interface ModelKnobs {
   tieredDeleteLatencyMs: number;
   /** Upload throughput of the tiered store, bytes per millisecond (adds to the PUT latency). */
   tieredPutBytesPerMs: number;
+  /** Time a restarted broker needs to load the remote log metadata before it knows Ry. */
+  remoteLogMetadataLoadMs: number;
 }
 
 export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: number; doc: string }> = {
@@ -132,6 +134,7 @@ export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: numbe
   tieredGetLatencyMs: { default: 60, min: 0, doc: 'Latency of a GET from the tiered store (S3 Standard p50), ms.' },
   tieredDeleteLatencyMs: { default: 50, min: 0, doc: 'Latency of a DELETE in the tiered store, ms.' },
   tieredPutBytesPerMs: { default: 100000, min: 1, doc: 'Upload throughput of the tiered store, bytes per ms (100 MB/s).' },
+  remoteLogMetadataLoadMs: { default: 0, min: 0, doc: 'Time a restarted broker needs to load remote log metadata, ms.' },
 };
 
 export function defaultBrokerConfig(): BrokerConfig {

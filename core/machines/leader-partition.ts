@@ -59,6 +59,8 @@ export type LeaderPartitionEvent =
   | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks; minInsyncReplicas: number } & LeaderFacts)
+  /** The controller changed the ISR (a broker was fenced): the leader adopts it. */
+  | ({ type: 'partition.updated'; isr: number[] } & LeaderFacts)
   /** Kafka's isr-expiration task, every replica.lag.time.max.ms / 2. */
   | ({ type: 'isr.check'; timerId: number; lagTimeMaxMs: number } & LeaderFacts);
 
@@ -213,6 +215,9 @@ export const leaderPartitionMachine = setup({
         'leadership.resigned': { target: 'follower', actions: assign({ isr: [], followers: {} }) },
         'leadership.assumed': {
           actions: assign(({ event }) => ({ leaderEpoch: event.leaderEpoch, isr: [...event.isr] })),
+        },
+        'partition.updated': {
+          actions: [assign(({ event }) => ({ isr: [...event.isr] })), 'maybeAdvanceHighWatermark'],
         },
         'isr.check': [
           { guard: ({ context, event }) => event.timerId !== context.isrCheckTimer },

@@ -4,12 +4,14 @@
  * Runs every remote.log.manager.task.interval.ms, the first run at once. Each run:
  * 1. refreshes highestOffsetInRemoteStorage (Ry) from remote metadata, even when there is
  *    nothing to upload (KIP-1023's change); while the metadata is loading it cannot;
- * 2. on the leader, copies the copy candidates one at a time in offset order
+ * 2. applies local retention first, whenever it has something to delete (Kafka runs it
+ *    in its own task, so uploads never hold it back);
+ * 3. on the leader, copies the copy candidates one at a time in offset order
  *    (COPY_SEGMENT_STARTED, upload, COPY_SEGMENT_FINISHED, raise Ry); a failed copy is
  *    cleaned up (DELETE_SEGMENT_STARTED, delete objects, DELETE_SEGMENT_FINISHED) and
  *    retried on the next run;
- * 3. applies local retention (uploaded segments below HW that breach the limit; the model
- *    runs it here rather than on log.retention.check.interval.ms), rolling an active
+ *    (local retention deletes uploaded segments below HW that breach the limit; the model
+ *    runs it here rather than on log.retention.check.interval.ms), and rolls an active
  *    segment that breaches local.retention.ms so it can be uploaded;
  * 4. on the leader, expires remote segments (retention.ms / retention.bytes across both
  *    tiers) and raises Log-Start-Offset.
@@ -182,6 +184,10 @@ export const remoteLogManagerMachine = setup({
             actions: ['rollActiveSegment', { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
           },
           {
+            guard: 'hasLocalDeletable',
+            actions: [{ type: 'deleteLocalSegments', params: ({ event }) => ({ segments: event.localDeletable }) }, 'nextStep'],
+          },
+          {
             guard: 'canCopy',
             target: 'copying',
             actions: [
@@ -196,10 +202,6 @@ export const remoteLogManagerMachine = setup({
                 params: ({ context, event }) => ({ requestId: context.awaiting, baseOffset: event.candidate!.baseOffset, endOffset: event.candidate!.endOffset }),
               },
             ],
-          },
-          {
-            guard: 'hasLocalDeletable',
-            actions: [{ type: 'deleteLocalSegments', params: ({ event }) => ({ segments: event.localDeletable }) }, 'nextStep'],
           },
           {
             guard: 'hasRemoteExpired',

@@ -27,7 +27,7 @@ export const RULES: Record<string, string> = {
   'earliestPendingUpload.afterHighestTiered': 'the answer is max(Ry + 1, Log-Start-Offset) (KIP-1023; the clamp covers a stale Ry)',
   endOffsetForEpoch: 'the leader epoch cache gives the end offset of the requested epoch (the start of the next higher one)',
   notLeader: 'the broker is not the partition\'s leader',
-  brokerDown: 'the broker is down, so the connection failed',
+  brokerDown: 'the broker is down: connections to it fail, and the controller removes it from the ISR',
   classicOutOfRange:
     'classic path (PROTOCOL 4.1): ask the leader\'s Log-End-Offset (ListOffsets -1), then its Log-Start-Offset (ListOffsets -2)',
   classicOutOfRangeNotEmpty:
@@ -68,6 +68,12 @@ export const RULES: Record<string, string> = {
   belowLogStartOffset_remote: 'the remote segment lies below Log-Start-Offset',
   retentionMs: 'the remote segment is older than retention.ms',
   retentionBytes: 'the partition is above retention.bytes across both tiers',
+  remoteDeletedOnDisable:
+    'remote.storage.enable was turned off: as with KIP-950\'s remote.log.delete.on.disable the remote data is deleted and Log-Start-Offset moves to the local log start; the in-memory Ry stays',
+  followerLagging: 'the follower has not caught up within replica.lag.time.max.ms, so it leaves the ISR',
+  brokerCrashed: 'the broker crashed: its local log survives, its in-memory state (Ry, fetch state) does not',
+  brokerRestarted: 'the broker restarted and reloads its remote log metadata',
+  lastInSyncReplicaReturned: 'the last in-sync replica came back and leads again',
   followerCaughtUp: 'the follower reached the high watermark, so it joins the ISR',
   segmentFull: 'the batch would overflow segment.bytes (or segment.ms passed), so the active segment was rolled',
   appendAsLeader: 'the leader appends the batches to its active segment',

@@ -776,7 +776,7 @@ const acksC: Checker<Acks> = {
 
 const ACTION_FIELDS: Record<ActionKey, readonly string[]> = {
   addReplica: ['topic', 'partition', 'broker'],
-  produce: ['topic', 'partition', 'records', 'acks'],
+  produce: ['topic', 'partition', 'records', 'acks', 'everyMs', 'untilMs'],
   consume: ['topic', 'partition', 'broker', 'fromOffset', 'records'],
   crash: ['broker'],
   restart: ['broker'],
@@ -806,7 +806,16 @@ function validateAction(p: Problems, kind: ActionKey, v: unknown, path: string, 
       const { topic, partition } = topicPartition(p, body, path, ctx);
       const records = req(p, body, 'records', path, recordsC);
       const acks = opt(p, body, 'acks', path, acksC) ?? 1;
-      if (topic !== undefined && partition !== undefined && records !== undefined) action = { kind, topic, partition, records, acks };
+      const everyMs = opt(p, body, 'everyMs', path, intC({ min: 1, max: MAX_UNTIL_MS }));
+      const untilMs = opt(p, body, 'untilMs', path, intC({ min: 0, max: MAX_UNTIL_MS }));
+      if (untilMs !== undefined && everyMs === undefined) p.add(`${path}.untilMs`, 'untilMs needs everyMs (it ends a repeated produce)');
+      if (topic !== undefined && partition !== undefined && records !== undefined) {
+        action = { kind, topic, partition, records, acks };
+        if (everyMs !== undefined) {
+          action.everyMs = everyMs;
+          if (untilMs !== undefined) action.untilMs = untilMs;
+        }
+      }
       break;
     }
     case 'consume': {

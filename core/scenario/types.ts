@@ -39,7 +39,8 @@ export type Acks = 0 | 1 | 'all';
 
 export type TimelineAction =
   | { kind: 'addReplica'; topic: string; partition: number; broker: number }
-  | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks }
+  /** With `everyMs`, the produce repeats at that period until `untilMs` (default: the run's end). */
+  | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks; everyMs?: number; untilMs?: number }
   | { kind: 'consume'; topic: string; partition: number; broker?: number; fromOffset: number; records: number }
   | { kind: 'crash'; broker: number }
   | { kind: 'restart'; broker: number }

@@ -33,6 +33,7 @@ import {
   formatCheckpoint,
   latestEpoch,
   parseCheckpoint,
+  truncateFromStart as truncateEpochsFromStart,
 } from '../domain/leader-epoch-cache.js';
 import type { LeaderView } from '../domain/leader-rules.js';
 import {
@@ -193,6 +194,8 @@ export interface KernelState {
   nextSegmentSeq: number;
   /** What the invariants remember between steps. */
   watch: InvariantWatch;
+  /** Produce latencies (ms) by acks, client in the leader's zone (one round trip included). */
+  produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
   /** Consumer Fetches waiting for a remote read, by message id. */
   pendingConsumerReads: Record<string, { msg: Message; batches: RecordBatch[] }>;
   violations: Violation[];
@@ -285,6 +288,7 @@ export class Kernel {
       storeGroups: {},
       nextSegmentSeq: 1,
       watch: { committed: {}, leaderEpoch: {}, highestOffsetInRemoteStorage: {} },
+      produceLatencies: { acks0: [], acks1: [], acksAll: [] },
       violations: [],
       violationKeys: {},
       metrics: { requests: {}, remoteReads: {}, bytesFetchedByFollowers: 0, produced: { records: 0, bytes: 0 } },
@@ -622,8 +626,15 @@ export class Kernel {
 
   private handle(ev: KernelEvent): void {
     switch (ev.kind) {
-      case 'timeline':
-        return this.applyTimeline(this.scenario.timeline[ev.index].action);
+      case 'timeline': {
+        const action = this.scenario.timeline[ev.index].action;
+        this.applyTimeline(action);
+        if (action.kind === 'produce' && action.everyMs !== undefined) {
+          const next = this.state.nowMs + action.everyMs;
+          if (next <= (action.untilMs ?? this.scenario.until)) push(this.state.queue, next, { kind: 'timeline', index: ev.index });
+        }
+        return;
+      }
       case 'deliver':
         return ev.msg.dir === 'request' ? this.onRequest(ev.msg) : this.onResponse(ev.msg);
       case 'machineTimer': {
@@ -849,6 +860,7 @@ export class Kernel {
         const segmentId = p.segmentId as string;
         this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_FINISHED');
         const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId)!;
+        // Normally raised already when the delete started; kept for a delete retried after a restart.
         if (p.raiseLogStartOffset && meta.endOffset + 1 > r.log.logStartOffset) {
           const from = r.log.logStartOffset;
           maybeIncrementLogStartOffset(r.log, meta.endOffset + 1);
@@ -895,6 +907,16 @@ export class Kernel {
     const part = this.state.partitions[key];
     const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
     assert(meta !== undefined, `remote segment ${segmentId} exists`);
+    // Kafka's RLMExpirationTask raises Log-Start-Offset before it deletes anything, so no
+    // offset at or above the log start is ever in a segment being deleted.
+    const r = this.replica(key, broker);
+    if (rule !== 'copyFailed' && meta.endOffset + 1 > r.log.logStartOffset) {
+      const from = r.log.logStartOffset;
+      maybeIncrementLogStartOffset(r.log, meta.endOffset + 1);
+      if (r.log.logStartOffset !== from) {
+        this.trace.push({ atMs: this.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
+      }
+    }
     this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_STARTED');
     this.trace.push({ atMs: this.state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
     const keys = [meta.objectKeys.log, meta.objectKeys.offsetIndex, meta.objectKeys.leaderEpochCheckpoint, meta.objectKeys.producerSnapshot];
@@ -1042,6 +1064,8 @@ export class Kernel {
 
   private onRequest(msg: Message): void {
     const target = msg.target as number;
+    // A crashed broker's connections closed with it: its requests in flight are lost.
+    if (typeof msg.source === 'number' && !this.state.brokers[msg.source].alive) return;
     if (!this.state.brokers[target]?.alive) {
       // The connection fails; the requester sees a network error after the round trip.
       return this.reply(msg, { error: 'NETWORK_EXCEPTION', rule: 'brokerDown' }, target);
@@ -1054,6 +1078,8 @@ export class Kernel {
 
   private onFollowerRequestAtLeader(msg: Message, waitExpired: boolean): void {
     const leader = msg.target as number;
+    // A parked Fetch from a broker that has since crashed went with its connection.
+    if (typeof msg.source === 'number' && !this.state.brokers[msg.source].alive) return;
     const facts = this.leaderFacts(msg.key, leader);
     const b = msg.body;
     this.pendingLeaderRequests.push(msg);
@@ -1283,6 +1309,7 @@ export class Kernel {
   private onStoreDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
     if (!this.state.brokers[ev.broker].alive) return;
     if (ev.purpose === 'consumerRead') return this.onConsumerRemoteRead(ev);
+    if (ev.purpose === 'deleteOnDisable') return;
     if (ev.purpose.startsWith('copy:') || ev.purpose === 'delete') {
       const id = `${ev.broker}|${ev.key}|${ev.requestId}`;
       const g = this.state.storeGroups[id];
@@ -1343,8 +1370,14 @@ export class Kernel {
     this.state.metrics.produced.records += records;
     this.state.metrics.produced.bytes += records * model.recordBytes;
     this.trace.push({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
+    const roundTrip = 2 * this.state.model.sameZoneLatencyMs;
     if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
-    else if (acks === 1) this.trace.push({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: 0 });
+    else if (acks === 1) {
+      this.state.produceLatencies.acks1.push(roundTrip);
+      this.trace.push({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
+    } else this.state.produceLatencies.acks0.push(0);
+    // acks=all may complete at once when the leader is the only in-sync replica.
+    this.completeAcks(key);
     // New data completes the fetches held in the long poll.
     for (const parked of Object.values(part.parked)) {
       delete part.parked[String(parked.msgId)];
@@ -1359,7 +1392,9 @@ export class Kernel {
     if (done.length === 0) return;
     part.pendingAcks = part.pendingAcks.filter((a) => a.lastOffset >= r.log.highWatermark);
     for (const a of done) {
-      this.trace.push({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: this.state.nowMs - a.sentMs });
+      const latencyMs = this.state.nowMs - a.sentMs + 2 * this.state.model.sameZoneLatencyMs;
+      this.state.produceLatencies.acksAll.push(latencyMs);
+      this.trace.push({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs });
     }
   }
 
@@ -1533,6 +1568,8 @@ export class Kernel {
 
   private setConfig(values: Record<string, ConfigValue>, topic?: string): void {
     const now = this.state.nowMs;
+    const wasTiered: Record<string, boolean> = {};
+    for (const key of this.state.partitionOrder) wasTiered[key] = this.tiered(key);
     for (const [k, v] of Object.entries(values)) {
       if (topic === undefined && isBrokerConfigKey(k)) (this.state.brokerConfig as Record<string, ConfigValue>)[k] = v;
       if (isTopicConfigKey(k)) {
@@ -1541,6 +1578,37 @@ export class Kernel {
         }
       }
       this.trace.push({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
+    }
+    for (const key of this.state.partitionOrder) {
+      if (wasTiered[key] && !this.tiered(key)) this.deleteRemoteOnDisable(key);
+    }
+  }
+
+  /**
+   * Tiering turned off on a topic. Kafka (KIP-950) only allows this with
+   * remote.log.delete.on.disable: the remote data is deleted and Log-Start-Offset moves to
+   * the local log start on every replica. The in-memory Ry stays as it was (it never
+   * decreases), which is how a stale Ry below Log-Start-Offset arises when tiering is
+   * enabled again.
+   */
+  private deleteRemoteOnDisable(key: string): void {
+    const part = this.state.partitions[key];
+    const now = this.state.nowMs;
+    for (const r of Object.values(part.replicaStates)) {
+      if (r.log.logStartOffset < r.log.localLogStartOffset) {
+        const from = r.log.logStartOffset;
+        r.log.logStartOffset = r.log.localLogStartOffset;
+        truncateEpochsFromStart(r.log.leaderEpochs, r.log.logStartOffset);
+        this.trace.push({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker: r.broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteDeletedOnDisable' });
+      }
+    }
+    for (const m of part.remoteMetadata) {
+      if (m.state !== 'COPY_SEGMENT_FINISHED' && m.state !== 'COPY_SEGMENT_STARTED') continue;
+      this.setRemoteSegmentState(key, m.segmentId, 'DELETE_SEGMENT_STARTED');
+      for (const objectKey of [m.objectKeys.log, m.objectKeys.offsetIndex, m.objectKeys.leaderEpochCheckpoint, m.objectKeys.producerSnapshot]) {
+        this.storeOp(part.leader >= 0 ? part.leader : m.brokerId, key, { op: 'delete', store: 'tiered', key: objectKey }, 0, 'deleteOnDisable');
+      }
+      this.setRemoteSegmentState(key, m.segmentId, 'DELETE_SEGMENT_FINISHED');
     }
   }
 
@@ -1561,6 +1629,9 @@ export class Kernel {
       if (part.isr.includes(broker) && part.isr.length > 1) {
         part.isr = part.isr.filter((x) => x !== broker);
         this.trace.push({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
+        if (part.leader !== broker && part.leader >= 0 && this.state.brokers[part.leader].alive) {
+          this.deliver(part.leader, key, 'leader', { type: 'partition.updated', isr: part.isr, ...this.leaderFacts(key, part.leader) });
+        }
       }
       if (part.leader === broker) {
         const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
@@ -1582,6 +1653,8 @@ export class Kernel {
     for (const key of this.state.partitionOrder) {
       const part = this.state.partitions[key];
       if (!part.replicas.includes(broker)) continue;
+      // A restarted broker reads the remote log metadata topic again before it knows anything.
+      part.metadataReadyAtMs[String(broker)] = now + this.state.model.remoteLogMetadataLoadMs;
       if (part.leader === -1 && part.isr.includes(broker)) {
         this.becomeLeader(key, broker, 'lastInSyncReplicaReturned');
         continue;

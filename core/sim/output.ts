@@ -103,7 +103,23 @@ export function buildRunJson(k: Kernel): RunJson {
     partitions,
     trace: k.trace,
     violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
-    metrics: { ...k.state.metrics, steps: k.state.stepCount },
+    metrics: {
+      ...k.state.metrics,
+      produce: {
+        acks0: { count: k.state.produceLatencies.acks0.length },
+        acks1: latencySummary(k.state.produceLatencies.acks1),
+        acksAll: latencySummary(k.state.produceLatencies.acksAll),
+      },
+      steps: k.state.stepCount,
+    },
   };
 }
 
+
+/** Count and nearest-rank percentiles of produce latencies (integers, ms). */
+export function latencySummary(values: readonly number[]): { count: number; latencyMsP50: number | null; latencyMsP99: number | null; latencyMsMax: number | null } {
+  if (values.length === 0) return { count: 0, latencyMsP50: null, latencyMsP99: null, latencyMsMax: null };
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return { count: sorted.length, latencyMsP50: rank(50), latencyMsP99: rank(99), latencyMsMax: sorted[sorted.length - 1] };
+}
