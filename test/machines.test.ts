@@ -12,9 +12,10 @@ import type { LeaderView } from '../core/domain/leader-rules.js';
 import type { RecordBatch } from '../core/domain/partition-log.js';
 import type { ProducerEntry } from '../core/domain/producer-state.js';
 import type { KafkaError, ListOffsetsTimestamp } from '../core/domain/protocol.js';
+import type { SegmentRange } from '../core/domain/retention.js';
 import { type FollowerFetcherEvent, type ReplicaFacts, followerFetcherMachine } from '../core/machines/follower-fetcher.js';
 import { type LeaderPartitionEvent, leaderPartitionMachine } from '../core/machines/leader-partition.js';
-import { type RemoteLogManagerEvent, remoteLogManagerMachine } from '../core/machines/remote-log-manager.js';
+import { type RemoteLogManagerEvent, type RlmFacts, remoteLogManagerMachine } from '../core/machines/remote-log-manager.js';
 import type { Acks } from '../core/scenario/types.js';
 
 // ---------------------------------------------------------------------------------------
@@ -978,16 +979,20 @@ describe('leaderPartitionMachine', () => {
     expect(r.effects).toEqual([]);
     const s = lead([assumed([0, 1]), { type: 'leadership.resigned' }, fetchReceived({ fetchOffset: 100 })], r);
     expect(stateOf(s.snapshot)).toBe('follower');
-    expect(s.effects).toEqual([]);
+    // Becoming leader starts the ISR expiration timer; nothing else is asked for.
+    expect(s.effects.map((e) => e.type)).toEqual(['startIsrCheckTimer']);
     expect(s.snapshot.context.isr).toEqual([]);
   });
 });
 
 // ---------------------------------------------------------------------------------------
-// Remote log manager
+// Remote log manager: events as core/sim/kernel.ts builds them (rlmTaskEvent, rlmFacts, onStoreDone)
 
 type REv = RemoteLogManagerEvent;
 
+const RLM = { broker: 0, topic: 't', partition: 0 };
+
+/** kernel.rlmTaskEvent; defaults: tiered, metadata ready, nothing uploaded. */
 function taskDue(o: Partial<Extract<REv, { type: 'rlm.taskDue' }>> = {}): Step<REv> {
   return (_s, fx) => ({
     type: 'rlm.taskDue',
@@ -1000,77 +1005,370 @@ function taskDue(o: Partial<Extract<REv, { type: 'rlm.taskDue' }>> = {}): Step<R
   });
 }
 
+/** kernel.rlmFacts; defaults: a tiered topic, metadata ready, nothing to do. */
+function rfacts(o: Partial<RlmFacts> = {}): RlmFacts {
+  return {
+    tiered: true,
+    copyDisabled: false,
+    metadataReady: true,
+    candidate: null,
+    localDeletable: [],
+    localStoppedBy: null,
+    rollActive: false,
+    remoteExpired: [],
+    ...o,
+  };
+}
+
+/** The `rlm.step` answering the last requestStep (kernel `rlmStep`). */
+function rstep(o: Partial<RlmFacts> = {}): Step<REv> {
+  return (_s, fx) => ({ type: 'rlm.step', requestId: lastId(fx), ...rfacts(o) });
+}
+
+/** kernel.onStoreDone for a copy group (all four PUTs done). */
+function copied(ok: boolean, segmentId = SEG0, error: string | null = ok ? null : 'ServiceUnavailable'): Step<REv> {
+  return (_s, fx) => ({ type: 'rlm.copyCompleted', requestId: lastId(fx), segmentId, ok, error });
+}
+
+/** kernel.onStoreDone for a delete group (all four DELETEs done). */
+function deleted(ok: boolean, segmentId = SEG0, error: string | null = ok ? null : 'ServiceUnavailable'): Step<REv> {
+  return (_s, fx) => ({ type: 'rlm.deleteCompleted', requestId: lastId(fx), segmentId, ok, error });
+}
+
 function rlm(events: Step<REv>[], from?: Fed): Fed {
-  return feed(remoteLogManagerMachine, { broker: 0, topic: 't', partition: 0 }, events, from);
+  return feed(remoteLogManagerMachine, RLM, events, from);
+}
+
+const SEG0 = 't-0-0-1';
+const SEG50 = 't-0-50-2';
+const S0: SegmentRange = { baseOffset: 0, endOffset: 49, bytes: 51200 };
+const S50: SegmentRange = { baseOffset: 50, endOffset: 99, bytes: 51200 };
+const EXPIRED = [
+  { segmentId: SEG0, endOffset: 49, rule: 'retentionBytes' as const },
+  { segmentId: SEG50, endOffset: 99, rule: 'retentionBytes' as const },
+];
+
+const START_LEADER: REv = { type: 'rlm.started', role: 'leader' };
+const START_FOLLOWER: REv = { type: 'rlm.started', role: 'follower' };
+
+/** A leader in its first run, awaiting `rlm.step` 2 (the next id is 3). */
+function leaderRunning(): Fed {
+  return rlm([START_LEADER, taskDue()]);
 }
 
 describe('remoteLogManagerMachine', () => {
-  test('rlm.started -> scheduleTask now', () => {
-    // Goal: the first task run is at once (PROTOCOL 4.2). Method: start as leader.
-    const r = rlm([{ type: 'rlm.started', role: 'leader' }]);
-    expect(stateOf(r.snapshot)).toBe('scheduled');
-    expect(r.effects).toEqual([{ type: 'scheduleTask', params: { timerId: 1, after: 'now' } }]);
-    expect(r.snapshot.context.role).toBe('leader');
+  describe('task runs', () => {
+    test.each<[string, REv]>([
+      ['leader', START_LEADER],
+      ['follower', START_FOLLOWER],
+    ])('rlm.started (%s) -> idle, scheduleTask now', (role, started) => {
+      // Goal: the first task run is at once (PROTOCOL 5; RLM task scheduled with no initial delay).
+      // Method: start a fresh machine.
+      const r = rlm([started]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.effects).toEqual([{ type: 'scheduleTask', params: { timerId: 1, after: 'now' } }]);
+      expect(r.snapshot.context.role).toBe(role);
+      expect(r.snapshot.context.awaiting).toBe(1);
+    });
+
+    test.each<[string, number, number, Effect[]]>([
+      ['learns a higher offset -> updateHighestOffsetInRemoteStorage first', 149, -1, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 149 } }]],
+      ['learns a higher offset over a known one', 199, 149, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 199 } }]],
+      ['same offset -> nothing to update', 149, 149, []],
+      ['lower offset (Ry never decreases) -> nothing to update', 100, 149, []],
+      ['stale Ry below the metadata (-1 computed) -> nothing to update', -1, 30, []],
+      ['nothing uploaded -> nothing to update', -1, -1, []],
+    ])('taskDue: %s, then running + requestStep', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
+      // Goal: every run refreshes Ry from metadata before deciding anything, even with nothing
+      // to upload (KIP-1023's change), and never lowers it (PROTOCOL 1 and 5 step 1).
+      // Method: the first run of a leader, metadata ready.
+      const r = rlm([START_LEADER, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })]);
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([...updates, { type: 'requestStep', params: { requestId: 2 } }]);
+      expect(r.snapshot.context.awaiting).toBe(2);
+    });
+
+    test('taskDue while the metadata is loading -> explain rlmMetadataLoading and requestStep; Ry not updated', () => {
+      // Goal: the replica cannot learn Ry before the remote log metadata is loaded, even if it would be higher;
+      // the run goes on (local retention may still apply) and the facts say the metadata is not ready.
+      // Method: the first run finds metadata not ready and a computed highest remote offset of 149.
+      const r = rlm([START_LEADER, taskDue({ metadataReady: false, highestRemoteOffset: 149 })]);
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([
+        { type: 'explain', params: { rule: 'rlmMetadataLoading' } },
+        { type: 'requestStep', params: { requestId: 2 } },
+      ]);
+      expect(ofType(r.effects, 'updateHighestOffsetInRemoteStorage')).toEqual([]);
+    });
+
+    test('taskDue on a topic that is not tiered (the kernel computes -1) -> running + requestStep only', () => {
+      // Goal: nothing to learn without tiering; local retention is still decided in the run.
+      // Method: one run of a follower with tiered false.
+      const r = rlm([START_FOLLOWER, taskDue({ tiered: false })]);
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([{ type: 'requestStep', params: { requestId: 2 } }]);
+    });
+
+    test('runs repeat: a run with nothing to do goes idle and schedules the next with a fresh timer id', () => {
+      // Goal: the task runs every interval. Method: three runs, each with nothing to do.
+      const r = rlm([START_LEADER, taskDue(), rstep(), taskDue(), rstep(), taskDue(), rstep()]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(ofType(r.effects, 'scheduleTask').map((e) => e.params)).toEqual([
+        { timerId: 1, after: 'now' },
+        { timerId: 3, after: 'interval' },
+        { timerId: 5, after: 'interval' },
+        { timerId: 7, after: 'interval' },
+      ]);
+      expect(ofType(r.effects, 'requestStep').map((e) => e.params)).toEqual([{ requestId: 2 }, { requestId: 4 }, { requestId: 6 }]);
+      expect(r.snapshot.context.runs).toBe(3);
+    });
+
+    test.each<[string, Step<REv>[], number]>([
+      ['a timer already fired', [START_LEADER, taskDue(), rstep()], 1],
+      ['a timer from before a restart', [START_LEADER, { type: 'rlm.stopped' }, START_LEADER], 1],
+      ['a timer from before a restart, during a run', [START_LEADER, taskDue(), rstep({ candidate: S0 }), START_LEADER], 1],
+    ])('a stale timer is ignored: %s', (_name, steps, staleId) => {
+      // Goal: only the awaited timer runs the task, so a restart never runs two task loops.
+      // Method: deliver rlm.taskDue with an old timer id and a higher offset to learn.
+      const r = rlm(steps);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      const s = rlm([{ type: 'rlm.taskDue', timerId: staleId, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, tiered: true }], r);
+      expect(s.lastEffects).toEqual([]);
+      expect(stateOf(s.snapshot)).toBe('idle');
+      expect(s.snapshot.context).toEqual(r.snapshot.context);
+    });
   });
 
-  test('taskDue while the metadata is loading -> explain and schedule the next interval; Ry not updated', () => {
-    // Goal: the leader cannot learn Ry before the remote log metadata is loaded, even if it would be higher.
-    // Method: the first run finds metadata not ready and a computed highest remote offset of 149.
-    const r = rlm([{ type: 'rlm.started', role: 'leader' }, taskDue({ metadataReady: false, highestRemoteOffset: 149 })]);
-    expect(r.lastEffects).toEqual([
-      { type: 'explain', params: { rule: 'rlmMetadataLoading' } },
-      { type: 'scheduleTask', params: { timerId: 2, after: 'interval' } },
-    ]);
-    expect(r.snapshot.context.runs).toBe(1);
+  describe('rlm.step decisions, in priority order (PROTOCOL 5)', () => {
+    const ALL = { rollActive: true, candidate: S0, localDeletable: [S0], remoteExpired: EXPIRED };
+    const NEXT_RUN: Effect = { type: 'scheduleTask', params: { timerId: 3, after: 'interval' } };
+    const NEXT_STEP: Effect = { type: 'requestStep', params: { requestId: 3 } };
+    const COPY_S0: Effect = { type: 'startCopy', params: { requestId: 3, baseOffset: 0, endOffset: 49 } };
+    const DELETE_LOCAL: Effect = { type: 'deleteLocalSegments', params: { segments: [S0] } };
+    const DELETE_REMOTE: Effect = { type: 'startRemoteDelete', params: { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' } };
+    const ROLL: Effect[] = [{ type: 'rollActiveSegment', params: {} }, { type: 'explain', params: { rule: 'rollForLocalRetention' } }, NEXT_STEP];
+
+    test.each<[string, 'leader' | 'follower', Partial<RlmFacts>, string, Effect[]]>([
+      ['rollActive first, before everything else', 'leader', ALL, 'running', ROLL],
+      ['rollActive on a follower too', 'follower', { rollActive: true }, 'running', ROLL],
+      ['leader, a candidate -> copy it', 'leader', { candidate: S0 }, 'copying', [COPY_S0]],
+      ['leader, a candidate before remote deletes', 'leader', { candidate: S0, remoteExpired: EXPIRED }, 'copying', [COPY_S0]],
+      ['follower never copies', 'follower', { candidate: S0 }, 'idle', [NEXT_RUN]],
+      ['copyDisabled -> no copy', 'leader', { candidate: S0, copyDisabled: true }, 'idle', [NEXT_RUN]],
+      ['not tiered -> no copy', 'leader', { candidate: S0, tiered: false }, 'idle', [NEXT_RUN]],
+      ['metadata loading -> no copy', 'leader', { candidate: S0, metadataReady: false }, 'idle', [NEXT_RUN]],
+      ['copyDisabled, local deletable -> local retention still applies', 'leader', { candidate: S0, copyDisabled: true, localDeletable: [S0] }, 'running', [DELETE_LOCAL, NEXT_STEP]],
+      ['leader, local deletable -> deleteLocalSegments, stays running', 'leader', { localDeletable: [S0] }, 'running', [DELETE_LOCAL, NEXT_STEP]],
+      ['follower, local deletable -> deleteLocalSegments', 'follower', { localDeletable: [S0] }, 'running', [DELETE_LOCAL, NEXT_STEP]],
+      ['local deletes before a copy and remote deletes', 'leader', { ...ALL, rollActive: false }, 'running', [DELETE_LOCAL, NEXT_STEP]],
+      ['local deletes before remote deletes', 'leader', { localDeletable: [S0], remoteExpired: EXPIRED }, 'running', [DELETE_LOCAL, NEXT_STEP]],
+      ['several local segments in one effect', 'leader', { localDeletable: [S0, S50] }, 'running', [{ type: 'deleteLocalSegments', params: { segments: [S0, S50] } }, NEXT_STEP]],
+      ['leader, remote expired -> delete the first one', 'leader', { remoteExpired: EXPIRED }, 'deletingRemote', [DELETE_REMOTE]],
+      ['leader, copyDisabled, remote expired -> still deletes', 'leader', { copyDisabled: true, candidate: S0, remoteExpired: EXPIRED }, 'deletingRemote', [DELETE_REMOTE]],
+      ['follower ignores remoteExpired', 'follower', { remoteExpired: EXPIRED }, 'idle', [NEXT_RUN]],
+      ['nothing to do -> idle, scheduleTask interval', 'leader', {}, 'idle', [NEXT_RUN]],
+    ])('%s', (_name, role, o, state, expected) => {
+      // Goal: one decision per step, in the machine's order: roll a breaching active segment, delete
+      // uploaded local segments (Kafka runs local retention in its own task, so uploads never hold it
+      // back), copy the next candidate (leader only, tiered, copy enabled, metadata loaded), expire
+      // remote segments (leader only), else wait for the next run (PROTOCOL 5).
+      // Method: a replica in its first run (awaiting step 2) gets the facts.
+      const r = rlm([{ type: 'rlm.started', role }, taskDue(), rstep(o)]);
+      expect(stateOf(r.snapshot)).toBe(state);
+      expect(r.lastEffects).toEqual(expected);
+    });
+
+    test('copying remembers the candidate; deletingRemote remembers the segment', () => {
+      // Goal: the completion is matched to what was asked for. Method: start a copy, and a delete.
+      const c = rlm([rstep({ candidate: S50 })], leaderRunning());
+      expect(c.snapshot.context).toMatchObject({ awaiting: 3, segmentBaseOffset: 50, segmentEndOffset: 99 });
+      const d = rlm([rstep({ remoteExpired: EXPIRED })], leaderRunning());
+      expect(d.snapshot.context).toMatchObject({ awaiting: 3, segmentId: SEG0 });
+    });
   });
 
-  test.each<[string, number, number, Effect[]]>([
-    ['learns a higher offset -> updateHighestOffsetInRemoteStorage', 149, -1, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 149 } }]],
-    ['learns a higher offset over a known one', 199, 149, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 199 } }]],
-    ['same offset -> nothing to update', 149, 149, []],
-    ['lower offset (Ry never decreases) -> nothing to update', 100, 149, []],
-    ['nothing uploaded -> nothing to update', -1, -1, []],
-  ])('taskDue: %s, and the next run is scheduled', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
-    // Goal: every run refreshes Ry from metadata, even with nothing to upload (KIP-1023's change).
-    // Method: one run with metadata ready.
-    const r = rlm([{ type: 'rlm.started', role: 'leader' }, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })]);
-    expect(r.lastEffects).toEqual([...updates, { type: 'scheduleTask', params: { timerId: 2, after: 'interval' } }]);
+  describe('copy', () => {
+    test('copyCompleted ok -> finishCopy(segmentId, endOffset of the candidate) + requestStep', () => {
+      // Goal: COPY_SEGMENT_FINISHED and Ry = endOffset after the upload, then the next decision (PROTOCOL 5 step 3).
+      // Method: copy 0-49 and complete it.
+      const r = rlm([rstep({ candidate: S0 }), copied(true)], leaderRunning());
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([
+        { type: 'finishCopy', params: { segmentId: SEG0, endOffset: 49 } },
+        { type: 'requestStep', params: { requestId: 4 } },
+      ]);
+      expect(r.snapshot.context.copyFailures).toBe(0);
+    });
+
+    test('a whole run: copy 0-49, delete it locally, copy 50-99, delete it locally, then wait for the next run', () => {
+      // Goal: candidates are copied one at a time in offset order; local retention (1 byte) deletes each
+      // uploaded segment as soon as the facts allow it, before the next copy.
+      // Method: the facts the kernel gives after each effect for the bundled rlm-upload-and-local-retention.
+      const r = rlm([
+        rstep({ candidate: S0 }),
+        copied(true, SEG0),
+        rstep({ candidate: S50, localDeletable: [S0] }),
+        rstep({ candidate: S50 }),
+        copied(true, SEG50),
+        rstep({ localDeletable: [S50] }),
+        rstep(),
+      ], leaderRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(types(r.effects)).toEqual([
+        'scheduleTask', 'requestStep',
+        'startCopy', 'finishCopy', 'requestStep',
+        'deleteLocalSegments', 'requestStep',
+        'startCopy', 'finishCopy', 'requestStep',
+        'deleteLocalSegments', 'requestStep',
+        'scheduleTask',
+      ]);
+      expect(ofType(r.effects, 'deleteLocalSegments').map((e) => e.params)).toEqual([{ segments: [S0] }, { segments: [S50] }]);
+      expect(ofType(r.effects, 'finishCopy').map((e) => e.params)).toEqual([
+        { segmentId: SEG0, endOffset: 49 },
+        { segmentId: SEG50, endOffset: 99 },
+      ]);
+      expect(r.snapshot.context.runs).toBe(1);
+    });
+
+    test('copyCompleted failed -> cleaningUpFailedCopy + abortCopy; deleteCompleted -> finishRemoteDelete (LSO kept) and the next run retries', () => {
+      // Goal: a failed copy is cleaned up (DELETE_SEGMENT_STARTED -> delete -> DELETE_SEGMENT_FINISHED) and
+      // retried on the next run, not in this one (PROTOCOL 5 step 3).
+      // Method: the copy of 0-49 fails; the cleanup succeeds; the next run offers 0-49 again.
+      const failed = rlm([rstep({ candidate: S0 }), copied(false, SEG0, 'ServiceUnavailable')], leaderRunning());
+      expect(stateOf(failed.snapshot)).toBe('cleaningUpFailedCopy');
+      expect(failed.lastEffects).toEqual([{ type: 'abortCopy', params: { requestId: 4, segmentId: SEG0, error: 'ServiceUnavailable' } }]);
+      expect(failed.snapshot.context).toMatchObject({ copyFailures: 1, segmentId: SEG0, awaiting: 4 });
+
+      const cleaned = rlm([deleted(true, SEG0)], failed);
+      expect(stateOf(cleaned.snapshot)).toBe('idle');
+      expect(cleaned.lastEffects).toEqual([
+        { type: 'finishRemoteDelete', params: { segmentId: SEG0, raiseLogStartOffset: false } },
+        { type: 'scheduleTask', params: { timerId: 5, after: 'interval' } },
+      ]);
+
+      const retried = rlm([taskDue(), rstep({ candidate: S0 })], cleaned);
+      expect(stateOf(retried.snapshot)).toBe('copying');
+      expect(retried.lastEffects).toEqual([{ type: 'startCopy', params: { requestId: 7, baseOffset: 0, endOffset: 49 } }]);
+      const done = rlm([copied(true, 't-0-0-2')], retried);
+      expect(done.lastEffects[0]).toEqual({ type: 'finishCopy', params: { segmentId: 't-0-0-2', endOffset: 49 } });
+      expect(done.snapshot.context.copyFailures).toBe(0);
+    });
+
+    test('a failed cleanup -> idle and the next run, without finishRemoteDelete (the metadata stays DELETE_SEGMENT_STARTED)', () => {
+      // Goal: what the machine does when the cleanup's DELETEs fail too (the store is down): it gives up
+      // on this segment id and waits for the next run, which copies the segment again under a new id.
+      // Method: copy fails, cleanup fails, next run.
+      const r = rlm([rstep({ candidate: S0 }), copied(false), deleted(false)], leaderRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 5, after: 'interval' } }]);
+      expect(ofType(r.effects, 'finishRemoteDelete')).toEqual([]);
+      expect(r.snapshot.context.copyFailures).toBe(1);
+      const again = rlm([taskDue(), rstep({ candidate: S0 }), copied(false), deleted(false)], r);
+      expect(ofType(again.effects, 'startCopy')).toHaveLength(2);
+      expect(again.snapshot.context.copyFailures).toBe(2);
+    });
   });
 
-  test('taskDue on a topic that is not tiered only schedules the next run', () => {
-    // Goal: nothing to learn without tiering. Method: one run with tiered false.
-    const r = rlm([{ type: 'rlm.started', role: 'follower' }, taskDue({ tiered: false, highestRemoteOffset: 149 })]);
-    expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 2, after: 'interval' } }]);
+  describe('remote retention', () => {
+    test('deletingRemote: deleteCompleted ok -> finishRemoteDelete(raiseLogStartOffset) + requestStep, then the next expired one', () => {
+      // Goal: DELETE_SEGMENT_FINISHED and LSO = end + 1, one segment at a time (PROTOCOL 5, remote retention).
+      // Method: two expired segments; the kernel's facts shrink after the first delete.
+      const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(true, SEG0)], leaderRunning());
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([
+        { type: 'finishRemoteDelete', params: { segmentId: SEG0, raiseLogStartOffset: true } },
+        { type: 'requestStep', params: { requestId: 4 } },
+      ]);
+      const s = rlm([rstep({ remoteExpired: EXPIRED.slice(1) }), deleted(true, SEG50), rstep()], r);
+      expect(stateOf(s.snapshot)).toBe('idle');
+      expect(ofType(s.effects, 'startRemoteDelete').map((e) => e.params)).toEqual([
+        { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' },
+        { requestId: 5, segmentId: SEG50, rule: 'retentionBytes' },
+      ]);
+      expect(ofType(s.effects, 'finishRemoteDelete').map((e) => e.params.segmentId)).toEqual([SEG0, SEG50]);
+    });
+
+    test('deletingRemote: a failed delete -> idle and the next run, LSO not raised', () => {
+      // Goal: a failed delete is retried by a later run. Method: the DELETEs fail.
+      const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(false)], leaderRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'interval' } }]);
+      expect(ofType(r.effects, 'finishRemoteDelete')).toEqual([]);
+      const again = rlm([taskDue(), rstep({ remoteExpired: EXPIRED })], r);
+      expect(again.lastEffects).toEqual([{ type: 'startRemoteDelete', params: { requestId: 6, segmentId: SEG0, rule: 'retentionBytes' } }]);
+    });
   });
 
-  test('runs repeat: each run schedules the next with a fresh timer id', () => {
-    // Goal: the task runs every interval. Method: three runs.
-    const r = rlm([{ type: 'rlm.started', role: 'leader' }, taskDue(), taskDue(), taskDue()]);
-    expect(ofType(r.effects, 'scheduleTask').map((e) => e.params)).toEqual([
-      { timerId: 1, after: 'now' },
-      { timerId: 2, after: 'interval' },
-      { timerId: 3, after: 'interval' },
-      { timerId: 4, after: 'interval' },
-    ]);
-    expect(r.snapshot.context.runs).toBe(3);
-  });
+  describe('stale answers and rlm.stopped', () => {
+    // Prefixes that leave the machine in each state, with the id it awaits.
+    const IN: Record<string, Step<REv>[]> = {
+      idle: [START_LEADER],
+      running: [START_LEADER, taskDue()],
+      copying: [START_LEADER, taskDue(), rstep({ candidate: S0 })],
+      cleaningUpFailedCopy: [START_LEADER, taskDue(), rstep({ candidate: S0 }), copied(false)],
+      deletingRemote: [START_LEADER, taskDue(), rstep({ remoteExpired: EXPIRED })],
+    };
+    const stale = (e: REv): Step<REv> => (_s, fx) => ({ ...e, requestId: lastId(fx) - 1 }) as REv;
+    const STEP = { type: 'rlm.step', requestId: 0, ...rfacts({ candidate: S0, localDeletable: [S0], remoteExpired: EXPIRED, rollActive: true }) } as REv;
+    const COPIED = { type: 'rlm.copyCompleted', requestId: 0, segmentId: SEG0, ok: true, error: null } as REv;
+    const DELETED = { type: 'rlm.deleteCompleted', requestId: 0, segmentId: SEG0, ok: true, error: null } as REv;
 
-  test.each<[string, Step<REv>[], number]>([
-    ['a timer already fired', [{ type: 'rlm.started', role: 'leader' }, taskDue()], 1],
-    ['a timer from before a restart', [{ type: 'rlm.started', role: 'leader' }, { type: 'rlm.stopped' }, { type: 'rlm.started', role: 'leader' }], 1],
-  ])('a stale timer is ignored: %s', (_name, steps, staleId) => {
-    // Goal: only the awaited timer runs the task, so a restart never runs two task loops.
-    // Method: deliver rlm.taskDue with an old timer id and a higher offset to learn.
-    const r = rlm(steps);
-    const s = rlm([{ type: 'rlm.taskDue', timerId: staleId, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, tiered: true }], r);
-    expect(s.lastEffects).toEqual([]);
-    expect(s.snapshot.context).toEqual(r.snapshot.context);
-  });
+    test.each<[string, string, Step<REv>]>([
+      ['running: an old rlm.step', 'running', stale(STEP)],
+      ['copying: an old rlm.copyCompleted', 'copying', stale(COPIED)],
+      ['copying: an old failed rlm.copyCompleted', 'copying', stale({ ...COPIED, ok: false, error: 'ServiceUnavailable' } as REv)],
+      ['copying: rlm.step (not a copy completion)', 'copying', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as REv],
+      ['copying: rlm.deleteCompleted with the awaited id', 'copying', (_s, fx) => ({ ...DELETED, requestId: lastId(fx) }) as REv],
+      ['cleaningUpFailedCopy: an old rlm.deleteCompleted', 'cleaningUpFailedCopy', stale(DELETED)],
+      ['cleaningUpFailedCopy: the failed copy completion again', 'cleaningUpFailedCopy', stale({ ...COPIED, ok: false, error: 'ServiceUnavailable' } as REv)],
+      ['deletingRemote: an old rlm.deleteCompleted', 'deletingRemote', stale(DELETED)],
+      ['deletingRemote: rlm.step', 'deletingRemote', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as REv],
+      ['idle: an rlm.step', 'idle', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as REv],
+      ['idle: an rlm.copyCompleted', 'idle', (_s, fx) => ({ ...COPIED, requestId: lastId(fx) }) as REv],
+    ])('ignored: %s', (_name, state, event) => {
+      // Goal: only the awaited answer moves the machine, so a late answer from an earlier request
+      // (or a restart) never acts twice. Method: reach the state, deliver the event.
+      const r = rlm(IN[state]);
+      expect(stateOf(r.snapshot)).toBe(state);
+      const s = rlm([event], r);
+      expect(stateOf(s.snapshot)).toBe(state);
+      expect(s.lastEffects).toEqual([]);
+      expect(s.snapshot.context).toEqual(r.snapshot.context);
+    });
 
-  test('rlm.stopped -> inactive; its timer is then ignored', () => {
-    // Goal: a stopped task asks for nothing. Method: stop before the first run fires.
-    const r = rlm([{ type: 'rlm.started', role: 'leader' }, { type: 'rlm.stopped' }, taskDue({ highestRemoteOffset: 149 })]);
-    expect(stateOf(r.snapshot)).toBe('inactive');
-    expect(r.lastEffects).toEqual([]);
+    test.each(Object.keys(IN).map((s) => [s]))('rlm.stopped from %s -> inactive; the late answer is ignored', (state) => {
+      // Goal: a stopped task (broker offline, replica removed) asks for nothing, whatever it was doing.
+      // Method: reach the state, stop, then deliver the answer it was awaiting.
+      const r = rlm(IN[state]);
+      const awaited = lastId(r.effects);
+      const s = rlm([{ type: 'rlm.stopped' }], r);
+      expect(stateOf(s.snapshot)).toBe('inactive');
+      expect(s.lastEffects).toEqual([]);
+      expect(s.snapshot.context.awaiting).toBe(-1);
+      const late = rlm([
+        { type: 'rlm.taskDue', timerId: awaited, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, tiered: true },
+        { ...STEP, requestId: awaited } as REv,
+        { ...COPIED, requestId: awaited } as REv,
+        { ...DELETED, requestId: awaited } as REv,
+      ], s);
+      expect(stateOf(late.snapshot)).toBe('inactive');
+      expect(late.effects.slice(s.effects.length)).toEqual([]);
+    });
+
+    test('rlm.started after rlm.stopped -> idle with a fresh timer (ids never reused)', () => {
+      // Goal: a restarted task starts a new loop whose ids the old answers cannot match.
+      // Method: start, copy, stop, start again.
+      const r = rlm([START_LEADER, taskDue(), rstep({ candidate: S0 }), { type: 'rlm.stopped' }, START_FOLLOWER]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'now' } }]);
+      expect(r.snapshot.context.role).toBe('follower');
+    });
+
+    test('rlm.stopped when inactive -> nothing', () => {
+      // Goal: stopping twice is harmless. Method: stop a machine that never started.
+      const r = rlm([{ type: 'rlm.stopped' }]);
+      expect(stateOf(r.snapshot)).toBe('inactive');
+      expect(r.effects).toEqual([]);
+    });
   });
 });

@@ -15,7 +15,7 @@ export interface SegmentRange {
 }
 
 /**
- * Copy candidates: rolled segments from `max(Ry + 1, LSO)` whose next segment's base
+ * Copy candidates: rolled segments from the one holding `max(Ry + 1, LSO)` whose next segment's base
  * offset is <= the last stable offset (never the active segment), in offset order.
  */
 export function copyCandidates(
@@ -28,7 +28,8 @@ export function copyCandidates(
   const out: SegmentRange[] = [];
   for (let i = 0; i + 1 < segments.length; i++) {
     const s = segments[i];
-    if (s.baseOffset < from) continue;
+    // Kafka's candidateLogSegments starts at the segment that contains `from` and copies it whole.
+    if (s.endOffset < from) continue;
     if (segments[i + 1].baseOffset > lastStableOffset) break;
     out.push({ baseOffset: s.baseOffset, endOffset: s.endOffset, bytes: s.bytes });
   }
@@ -91,10 +92,15 @@ export interface RemoteRetentionInput {
   nowMs: number;
 }
 
-export type RemoteExpiryRule = 'belowLogStartOffset' | 'retentionMs' | 'retentionBytes';
+export type RemoteExpiryRule = 'belowLogStartOffset' | 'retentionMs' | 'retentionBytes' | 'retryDelete';
+
+/** The rules that expire data (and so raise Log-Start-Offset before the delete). */
+export function isRetentionRule(rule: string): boolean {
+  return rule === 'belowLogStartOffset' || rule === 'retentionMs' || rule === 'retentionBytes';
+}
 
 /**
- * Remote retention (Kafka's RLMExpirationTask), oldest first: a finished remote segment
+ * Remote retention (Kafka's RLMExpirationTask), oldest first, after any delete to retry: a finished remote segment
  * expires when it lies below the log start offset, is older than retention.ms, or the
  * total size across both tiers breaches retention.bytes.
  */
@@ -105,6 +111,9 @@ export function remoteRetentionExpired(input: RemoteRetentionInput): Array<{ seg
   let total = input.localOnlyBytes;
   for (const m of finished) total += m.sizeBytes;
   const out: Array<{ segmentId: string; endOffset: number; rule: RemoteExpiryRule }> = [];
+  // A delete that failed earlier (DELETE_SEGMENT_STARTED) is retried first, as Kafka's
+  // expiration task does.
+  for (const m of input.remote) if (m.state === 'DELETE_SEGMENT_STARTED') out.push({ segmentId: m.segmentId, endOffset: m.endOffset, rule: 'retryDelete' });
   for (const m of finished) {
     if (m.endOffset < input.logStartOffset) {
       out.push({ segmentId: m.segmentId, endOffset: m.endOffset, rule: 'belowLogStartOffset' });

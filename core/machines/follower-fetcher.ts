@@ -599,6 +599,14 @@ export const followerFetcherMachine = setup({
             },
           ],
           on: {
+            // Reading the aux state goes to remote storage, not the leader: like Kafka's
+            // synchronous TierStateMachine, a leader change takes effect once it is done.
+            'fetcher.started': {
+              actions: [
+                assign(({ event }) => ({ leader: event.leader, leaderEpoch: event.leaderEpoch })),
+                { type: 'explain', params: { rule: 'auxStateContinuesAcrossLeaderChange' } },
+              ],
+            },
             'objectStore.getCompleted': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
               {
@@ -625,6 +633,14 @@ export const followerFetcherMachine = setup({
             },
           ],
           on: {
+            // Reading the aux state goes to remote storage, not the leader: like Kafka's
+            // synchronous TierStateMachine, a leader change takes effect once it is done.
+            'fetcher.started': {
+              actions: [
+                assign(({ event }) => ({ leader: event.leader, leaderEpoch: event.leaderEpoch })),
+                { type: 'explain', params: { rule: 'auxStateContinuesAcrossLeaderChange' } },
+              ],
+            },
             'objectStore.getCompleted': [
               { guard: ({ context, event }) => event.requestId !== context.awaiting },
               {

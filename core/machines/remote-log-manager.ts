@@ -114,7 +114,6 @@ export const remoteLogManagerMachine = setup({
   guards: {
     isAwaited: ({ context, event }) => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1) === context.awaiting,
     isMetadataLoading: ({ event }) => !(event as TaskDue).metadataReady,
-    isNotTiered: ({ event }) => !(event as TaskDue).tiered,
     learnsHigherOffset: ({ event }) => {
       const e = event as TaskDue;
       return e.highestRemoteOffset > e.highestOffsetInRemoteStorage;

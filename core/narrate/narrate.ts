@@ -68,12 +68,15 @@ export const RULES: Record<string, string> = {
   belowLogStartOffset_remote: 'the remote segment lies below Log-Start-Offset',
   retentionMs: 'the remote segment is older than retention.ms',
   retentionBytes: 'the partition is above retention.bytes across both tiers',
+  retryDelete: 'an earlier delete of this segment failed (DELETE_SEGMENT_STARTED); the expiration task retries it',
   remoteDeletedOnDisable:
     'remote.storage.enable was turned off: as with KIP-950\'s remote.log.delete.on.disable the remote data is deleted and Log-Start-Offset moves to the local log start; the in-memory Ry stays',
   followerLagging: 'the follower has not caught up within replica.lag.time.max.ms, so it leaves the ISR',
   brokerCrashed: 'the broker crashed: its local log survives, its in-memory state (Ry, fetch state) does not',
   brokerRestarted: 'the broker restarted and reloads its remote log metadata',
   lastInSyncReplicaReturned: 'the last in-sync replica came back and leads again',
+  auxStateContinuesAcrossLeaderChange:
+    'the leader changed while the remote auxiliary state was being read from remote storage; as in Kafka\'s synchronous TierStateMachine, the build finishes first and the follower then fetches from the new leader',
   followerCaughtUp: 'the follower reached the high watermark, so it joins the ISR',
   segmentFull: 'the batch would overflow segment.bytes (or segment.ms passed), so the active segment was rolled',
   appendAsLeader: 'the leader appends the batches to its active segment',

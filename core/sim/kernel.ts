@@ -68,6 +68,7 @@ import {
   type SegmentRange,
   activeSegmentBreachesLocalTime,
   copyCandidates,
+  isRetentionRule,
   localRetentionDeletable,
   remoteRetentionExpired,
 } from '../domain/retention.js';
@@ -859,13 +860,7 @@ export class Kernel {
       case 'finishRemoteDelete': {
         const segmentId = p.segmentId as string;
         this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_FINISHED');
-        const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId)!;
-        // Normally raised already when the delete started; kept for a delete retried after a restart.
-        if (p.raiseLogStartOffset && meta.endOffset + 1 > r.log.logStartOffset) {
-          const from = r.log.logStartOffset;
-          maybeIncrementLogStartOffset(r.log, meta.endOffset + 1);
-          this.trace.push({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker, ...tp, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
-        }
+        // Log-Start-Offset was raised when a retention delete started (Kafka's order).
         return;
       }
       case 'deleteLocalSegments':
@@ -910,7 +905,7 @@ export class Kernel {
     // Kafka's RLMExpirationTask raises Log-Start-Offset before it deletes anything, so no
     // offset at or above the log start is ever in a segment being deleted.
     const r = this.replica(key, broker);
-    if (rule !== 'copyFailed' && meta.endOffset + 1 > r.log.logStartOffset) {
+    if (isRetentionRule(rule) && meta.endOffset + 1 > r.log.logStartOffset) {
       const from = r.log.logStartOffset;
       maybeIncrementLogStartOffset(r.log, meta.endOffset + 1);
       if (r.log.logStartOffset !== from) {
@@ -997,6 +992,7 @@ export class Kernel {
     assert(meta !== undefined, `remote segment ${segmentId} of ${key} exists`);
     for (const v of checkRemoteTransition(this.state.nowMs, key, segmentId, meta.state, to)) this.addViolation(v);
     const from = meta.state;
+    if (from === to) return; // an idempotent re-publish: nothing changes
     meta.state = to;
     this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
   }
