@@ -1035,9 +1035,22 @@ function deleted(ok: boolean, segmentId = SEG0, error: string | null = ok ? null
   return (_s, fx) => ({ type: 'rlm.deleteCompleted', requestId: lastId(fx), segmentId, ok, error });
 }
 
+/** The end-of-run explanation (rlmRunDone) is checked on its own; the other tests leave it out. */
+const isRunDone = (e: Effect) => e.type === 'explain' && (e.params as { rule?: string } | undefined)?.rule === 'rlmRunDone';
+
 function rlm(events: Step<REv>[], from?: Fed): Fed {
-  return feed(remoteLogManagerMachine, RLM, events, from);
+  const r = feed(remoteLogManagerMachine, RLM, events, from);
+  return { ...r, effects: r.effects.filter((e) => !isRunDone(e)), lastEffects: r.lastEffects.filter((e) => !isRunDone(e)) };
 }
+
+test('a run that ends explains why nothing more was uploaded or deleted (rlmRunDone)', () => {
+  const r = feed(remoteLogManagerMachine, RLM, [
+    () => ({ type: 'rlm.started', role: 'leader' }),
+    taskDue(),
+    rstep({ copyDisabled: true, localStoppedBy: 'notUploaded' }),
+  ]);
+  expect(r.lastEffects.find(isRunDone)?.params).toEqual({ rule: 'rlmRunDone', detail: { localStoppedBy: 'notUploaded', copy: 'copyDisabled' } });
+});
 
 const SEG0 = 't-0-0-1';
 const SEG50 = 't-0-50-2';

@@ -213,7 +213,27 @@ export const remoteLogManagerMachine = setup({
               },
             ],
           },
-          { target: 'idle', actions: 'scheduleNextRun' },
+          {
+            target: 'idle',
+            actions: [
+              {
+                type: 'explain',
+                params: ({ context, event }) => ({
+                  rule: 'rlmRunDone',
+                  detail: {
+                    localStoppedBy: event.localStoppedBy,
+                    copy:
+                      context.role !== 'leader' ? 'follower'
+                      : !event.tiered ? 'notTiered'
+                      : event.copyDisabled ? 'copyDisabled'
+                      : !event.metadataReady ? 'metadataLoading'
+                      : 'noCandidate',
+                  },
+                }),
+              },
+              'scheduleNextRun',
+            ],
+          },
         ],
       },
     },

@@ -164,6 +164,16 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}${detail(x)}`;
     }
     case 'rlm': {
+      if (e.rule === 'rlmRunDone') {
+        // Say why nothing more was uploaded or deleted, when the reason is worth knowing.
+        const why: string[] = [];
+        if (x.copy === 'copyDisabled') why.push('no upload: remote.log.copy.disable is set');
+        if (x.copy === 'metadataLoading') why.push('no upload: the remote log metadata is still loading');
+        if (x.localStoppedBy === 'notUploaded') why.push('local retention stops at a segment not yet uploaded (its end is above Ry)');
+        if (x.localStoppedBy === 'notBelowHighWatermark') why.push('local retention stops at a segment not entirely below the high watermark');
+        if (why.length === 0 && !verbose) return null;
+        return `${t} broker ${x.broker} ${tp}: remote log manager run done${why.length ? `: ${why.join('; ')}` : ''}`;
+      }
       if (x.action === 'copyFailed') return `${t} broker ${x.broker} ${tp}: copy of ${x.segmentId} failed (${x.error})${because(e.rule)}`;
       if (x.action === 'deleteStarted') return `${t} broker ${x.broker} ${tp}: deleting remote segment [${x.baseOffset}, ${x.endOffset}]${because(e.rule)}`;
       if (x.action === 'highestOffsetInRemoteStorageUpdated') return `${t} broker ${x.broker} ${tp}: highest offset in remote storage ${x.from} -> ${x.highestOffsetInRemoteStorage}${because(e.rule)}`;

@@ -1,0 +1,84 @@
+/**
+ * Produce with acks 0, 1 and all; min.insync.replicas; remote.log.copy.disable at run time.
+ */
+import { expect, test } from 'vitest';
+import { validateScenario } from '../core/scenario/parse.js';
+import { Kernel } from '../core/sim/kernel.js';
+import { buildRunJson } from '../core/sim/output.js';
+import type { Loose } from './support/run.js';
+
+function run(raw: unknown) {
+  const parsed = validateScenario(raw);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  const k = new Kernel(parsed.scenario);
+  k.runToEnd();
+  return buildRunJson(k);
+}
+
+const topic = (config: Record<string, unknown>, replicas = [[0, 1]]) => [{ name: 't', partitions: 1, replicas, config }];
+
+test('acks 0, 1 and all are counted; acks=all waits for the ISR', () => {
+  const json = run({
+    name: 'acks',
+    brokers: 2,
+    topics: topic({}),
+    timeline: [
+      { at: 0, produce: { topic: 't', partition: 0, records: 10, acks: 0 } },
+      { at: 100, produce: { topic: 't', partition: 0, records: 10, acks: 1 } },
+      { at: 200, produce: { topic: 't', partition: 0, records: 10, acks: 'all' } },
+    ],
+    until: 2000,
+  });
+  const m = json.metrics.produce as Loose;
+  expect(m.acks0.count).toBe(1);
+  expect(m.acks1).toMatchObject({ count: 1, latencyMsP50: 2 });
+  expect(m.acksAll.count).toBe(1);
+  // The follower is in the ISR by then: acks=all waits for its next Fetch (one round trip at least).
+  expect(m.acksAll.latencyMsP50).toBeGreaterThanOrEqual(4);
+  expect(json.violations).toEqual([]);
+});
+
+test('acks=all is refused with NOT_ENOUGH_REPLICAS when the ISR is below min.insync.replicas', () => {
+  const json = run({
+    name: 'min isr',
+    brokers: 2,
+    topics: topic({ 'min.insync.replicas': 2 }),
+    timeline: [
+      // At t=0 only the leader is in the ISR (followers start empty): refused too.
+      { at: 0, produce: { topic: 't', partition: 0, records: 10, acks: 'all' } },
+      { at: 100, produce: { topic: 't', partition: 0, records: 10, acks: 'all' } },
+      { at: 500, crash: { broker: 1 } },
+      { at: 600, produce: { topic: 't', partition: 0, records: 10, acks: 'all' } },
+      { at: 700, produce: { topic: 't', partition: 0, records: 10, acks: 1 } },
+    ],
+    until: 2000,
+  });
+  const rejected = (json.trace as Loose[]).filter((e) => e.type === 'produce' && e.action === 'rejected');
+  expect(rejected.map((e) => [e.atMs, e.error])).toEqual([[0, 'NOT_ENOUGH_REPLICAS'], [600, 'NOT_ENOUGH_REPLICAS']]);
+  expect(json.partitions[0].replicas[0].logEndOffset).toBe(20);
+  expect(json.violations).toEqual([]);
+});
+
+test('remote.log.copy.disable stops uploads at once; local retention then stops at the first segment not uploaded', () => {
+  const json = run({
+    name: 'copy disable',
+    brokers: 1,
+    config: { 'remote.log.manager.task.interval.ms': 1000 },
+    topics: topic({ 'remote.storage.enable': true, 'segment.bytes': 51200, 'local.retention.bytes': 1 }, [[0]]),
+    timeline: [
+      { at: 0, produce: { topic: 't', partition: 0, records: 100, acks: 1 } },
+      { at: 500, setConfig: { topic: 't', 'remote.log.copy.disable': true } },
+      { at: 600, produce: { topic: 't', partition: 0, records: 100, acks: 1 } },
+    ],
+    until: 5000,
+  });
+  const copies = (json.trace as Loose[]).filter((e) => e.type === 'remoteMetadata' && e.to === 'COPY_SEGMENT_STARTED');
+  expect(copies.every((c) => c.atMs < 500)).toBe(true);
+  const leader = json.partitions[0].replicas[0];
+  expect(leader.highestOffsetInRemoteStorage).toBe(copies[copies.length - 1].endOffset);
+  expect(leader.localLogStartOffset).toBe(leader.highestOffsetInRemoteStorage + 1);
+  const done = (json.trace as Loose[]).filter((e) => e.type === 'rlm' && e.rule === 'rlmRunDone' && e.atMs > 500);
+  expect(done.length).toBeGreaterThan(0);
+  expect(done.every((e) => e.copy === 'copyDisabled' && e.localStoppedBy === 'notUploaded')).toBe(true);
+  expect(json.violations).toEqual([]);
+});
