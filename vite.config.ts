@@ -1,7 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
 
+const root = fileURLToPath(new URL('.', import.meta.url));
+
 export default defineConfig({
+  // The walkthrough lives in web/; the build is a static site that works from any path.
+  root: 'web',
+  base: './',
+  plugins: [svelte()],
+  build: { outDir: '../dist', emptyOutDir: true, chunkSizeWarningLimit: 600 },
+  server: { fs: { allow: [root] } },
   test: {
+    root,
     include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 60000,

@@ -1,0 +1,114 @@
+/**
+ * Pure layout helpers for the offset lanes and the sequence lane (tested like d3 modules).
+ * D3 supplies the scales; Svelte draws.
+ */
+import { scaleLinear } from 'd3';
+import type { PartitionView, ReplicaView } from '../../core/session/view.js';
+import { offsetExtent } from '../../core/session/view.js';
+import type { TraceEntry } from '../../core/sim/trace.js';
+
+export const MARKERS = [
+  { field: 'logStartOffset', short: 'LSO', name: 'Log-Start-Offset' },
+  { field: 'localLogStartOffset', short: 'LLSO', name: 'Local-Log-Start-Offset' },
+  { field: 'highestOffsetInRemoteStorage', short: 'Ry', name: 'highest offset in remote storage (last tiered)' },
+  { field: 'earliestPendingUploadOffset', short: 'EPUO', name: 'Earliest-Pending-Upload-Offset' },
+  { field: 'highWatermark', short: 'HW', name: 'high watermark' },
+  { field: 'logEndOffset', short: 'LEO', name: 'Log-End-Offset' },
+  { field: 'fetchOffset', short: 'fetch', name: "the follower's fetch offset" },
+] as const;
+
+export type MarkerField = (typeof MARKERS)[number]['field'];
+
+export interface MarkerLayout {
+  field: MarkerField;
+  short: string;
+  name: string;
+  offset: number;
+  x: number;
+  /** Label row (0 = nearest the lane), so labels never overlap. */
+  row: number;
+}
+
+export function xScale(p: PartitionView, left: number, right: number) {
+  const [lo, hi] = offsetExtent(p);
+  return scaleLinear().domain([lo, hi]).range([left, Math.max(left + 1, right)]);
+}
+
+/** The markers of one replica with known offsets (-1 and null are left out), labels in rows. */
+export function replicaMarkers(r: ReplicaView, x: (o: number) => number, labelWidth = 34): MarkerLayout[] {
+  const out: MarkerLayout[] = [];
+  for (const m of MARKERS) {
+    let offset: number | null | undefined;
+    if (m.field === 'fetchOffset') offset = r.fetcher?.fetchOffset;
+    else if (m.field === 'earliestPendingUploadOffset') offset = r.earliestPendingUploadOffset;
+    else offset = r[m.field];
+    if (offset === null || offset === undefined || offset < 0) continue;
+    out.push({ field: m.field, short: m.short, name: m.name, offset, x: x(offset), row: 0 });
+  }
+  return assignRows(out, labelWidth);
+}
+
+/** Greedy rows: a label goes to the first row where it does not overlap the previous one. */
+export function assignRows<T extends { x: number; row: number }>(items: T[], width: number): T[] {
+  const sorted = [...items].sort((a, b) => a.x - b.x);
+  const rowEnds: number[] = [];
+  for (const it of sorted) {
+    let row = 0;
+    while (row < rowEnds.length && rowEnds[row] > it.x - width / 2) row++;
+    rowEnds[row] = it.x + width / 2;
+    it.row = row;
+  }
+  return items;
+}
+
+export interface Column {
+  id: string;
+  label: string;
+  x: number;
+}
+
+/** Sequence lane columns: one per broker, then the tiered store and the clients. */
+export function sequenceColumns(brokers: number, width: number, left = 10): Column[] {
+  const ids = [...Array.from({ length: brokers }, (_, i) => `broker-${i}`), 'tiered', 'consumer'];
+  const labels = [...Array.from({ length: brokers }, (_, i) => `broker ${i}`), 'tiered store', 'consumer'];
+  const step = (width - 2 * left) / Math.max(1, ids.length - 1);
+  return ids.map((id, i) => ({ id, label: labels[i], x: left + i * step }));
+}
+
+export interface Arrow {
+  from: string;
+  to: string;
+  label: string;
+  error: boolean;
+  kind: 'request' | 'response' | 'objectStore' | 'backoff';
+  atMs: number;
+}
+
+const ts = (t: unknown) => (typeof t === 'number' ? `${t}` : '');
+
+/** One arrow (or backoff bar) per trace entry of the sequence lane. */
+export function arrowFor(e: TraceEntry): Arrow | null {
+  const x = e as Record<string, unknown>;
+  const col = (v: unknown) => (v === 'consumer' || v === 'producer' ? 'consumer' : `broker-${String(v)}`);
+  if (e.type === 'request') {
+    const label = x.api === 'Fetch' ? `Fetch(${x.fetchOffset})` : x.api === 'ListOffsets' ? `ListOffsets(${ts(x.timestamp)})` : `OffsetsForLeaderEpoch(${x.leaderEpoch})`;
+    return { from: col(x.source), to: col(x.target), label, error: false, kind: 'request', atMs: e.atMs };
+  }
+  if (e.type === 'response') {
+    let label: string;
+    if (x.error) label = String(x.error);
+    else if (x.api === 'Fetch') label = `${x.records} records${x.servedFrom === 'remote' ? ' (remote)' : ''}`;
+    else if (x.api === 'ListOffsets') label = `offset ${x.offset}`;
+    else label = `epoch ${x.leaderEpoch} ends ${x.endOffset}`;
+    return { from: col(x.source), to: col(x.target), label, error: Boolean(x.error), kind: 'response', atMs: e.atMs };
+  }
+  if (e.type === 'objectStore') {
+    const file = String(x.key).split('.').pop();
+    const label = `${String(x.op).toUpperCase()} .${file}${x.ok ? '' : ` ✖ ${x.error}`}`;
+    return { from: col(x.broker), to: 'tiered', label, error: !x.ok, kind: 'objectStore', atMs: e.atMs };
+  }
+  if (e.type === 'fetcher' && x.action === 'delayed') {
+    return { from: col(x.broker), to: col(x.broker), label: `backoff ${x.delayMs} ms → retry at ${x.retryAtMs} ms`, error: false, kind: 'backoff', atMs: e.atMs };
+  }
+  return null;
+}

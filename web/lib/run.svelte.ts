@@ -1,0 +1,302 @@
+/**
+ * The page's state: one Session (core), what it shows now, the play loop and the URL.
+ * Svelte owns the DOM; this module owns time. Everything drawn is a function of the
+ * session's state, so stepping, scrubbing and replay draw the same picture.
+ */
+import { narrate, RULES } from '../../core/narrate/narrate.js';
+import { parseScenarioText } from '../../core/scenario/parse.js';
+import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
+import { type RecordedAction, Session } from '../../core/session/session.js';
+import { buildView, type RunView } from '../../core/session/view.js';
+import type { TraceEntry } from '../../core/sim/trace.js';
+import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
+import { decodeUrlState, encodeUrlState } from './url.js';
+
+export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = as fast as frames allow
+export type Speed = (typeof SPEEDS)[number];
+
+export interface NarrationLine {
+  step: number;
+  text: string;
+  rule?: string;
+  error: boolean;
+}
+
+/** Checks a recorded action against the scenario (URL input is untrusted). */
+export function actionProblem(s: Scenario, a: TimelineAction): string | null {
+  const broker = (b: number | undefined) => b === undefined || (Number.isInteger(b) && b >= 0 && b < s.brokers);
+  const tp = (topic: string, partition: number) => {
+    const t = s.topics.find((x) => x.name === topic);
+    return t !== undefined && Number.isInteger(partition) && partition >= 0 && partition < t.partitions;
+  };
+  switch (a.kind) {
+    case 'addReplica':
+    case 'electLeader':
+      return tp(a.topic, a.partition) && broker(a.broker) ? null : `${a.kind}: no such topic, partition or broker`;
+    case 'produce':
+      return tp(a.topic, a.partition) && Number.isInteger(a.records) && a.records > 0 && a.records <= 1e6 ? null : 'produce: bad topic, partition or records';
+    case 'consume':
+      return tp(a.topic, a.partition) && broker(a.broker) && Number.isInteger(a.fromOffset) && Number.isInteger(a.records) ? null : 'consume: bad fields';
+    case 'crash':
+    case 'restart':
+      return broker(a.broker) ? null : `${a.kind}: no such broker`;
+    case 'setConfig':
+      return a.values && typeof a.values === 'object' ? null : 'setConfig: no values';
+    case 'objectStore':
+      return typeof a.available === 'boolean' ? null : 'objectStore: available must be true or false';
+    default:
+      return 'unknown action';
+  }
+}
+
+export class RunState {
+  scenarioId = $state<string | null>(DEFAULT_SCENARIO);
+  source = $state<string>('');
+  scenario = $state.raw<Scenario | null>(null);
+  problems = $state.raw<InputProblem[]>([]);
+  urlProblems = $state.raw<string[]>([]);
+  view = $state.raw<RunView | null>(null);
+  step = $state(0);
+  totalSteps = $state(0);
+  done = $state(false);
+  nowMs = $state(0);
+  playing = $state(false);
+  speed = $state<Speed>(5);
+  partitionKey = $state<string | null>(null);
+  narration = $state.raw<NarrationLine[]>([]);
+  traceWindow = $state.raw<Array<{ entry: TraceEntry; step: number }>>([]);
+  actions = $state.raw<RecordedAction[]>([]);
+  inspection = $state.raw<Array<{ atMs: number; actor: string; kind: string; detail: string }>>([]);
+
+  private session: Session | null = null;
+  private raf = 0;
+  private lastFrame = 0;
+  private carry = 0;
+  /** Frame durations (ms) while playing, for the performance check. */
+  frameTimes: number[] = [];
+
+  /** Loads from the URL, or the default scenario. */
+  init(search: string): void {
+    const { state, problems } = decodeUrlState(search);
+    this.urlProblems = problems;
+    const id = state.scenario ?? (state.source === undefined ? DEFAULT_SCENARIO : null);
+    const text = state.source ?? BUNDLED.find((b) => b.id === id)?.text;
+    if (text === undefined) {
+      this.urlProblems = [...problems, `scenario: no bundled scenario "${id}"`];
+      this.loadBundled(DEFAULT_SCENARIO);
+      return;
+    }
+    if (!this.load(text, id, state.seed, state.actions)) return;
+    if (state.partition && this.view?.partitions.some((p) => p.key === state.partition)) this.partitionKey = state.partition;
+    if (state.step !== undefined) this.goTo(state.step);
+  }
+
+  loadBundled(id: string): boolean {
+    const b = BUNDLED.find((x) => x.id === id);
+    if (!b) return false;
+    return this.load(b.text, id);
+  }
+
+  /** Parses and starts a scenario; on bad input shows every problem and changes nothing. */
+  load(text: string, id: string | null, seed?: number, actions: RecordedAction[] = []): boolean {
+    const r = parseScenarioText(text, id ?? 'pasted scenario');
+    if (!r.ok) {
+      this.problems = r.problems;
+      return false;
+    }
+    const okActions: RecordedAction[] = [];
+    const bad: string[] = [];
+    for (const a of actions) {
+      const p = actionProblem(r.scenario, a.action);
+      if (p === null) okActions.push(a);
+      else bad.push(`actions[${a.step}]: ${p}`);
+    }
+    if (bad.length) this.urlProblems = [...this.urlProblems, ...bad];
+    this.stop();
+    this.problems = [];
+    this.scenario = r.scenario;
+    this.scenarioId = id;
+    this.source = text;
+    this.session = new Session(r.scenario, seed ?? r.scenario.seed, okActions);
+    this.inspection = [];
+    this.partitionKey = this.session.kernel.state.partitionOrder[0] ?? null;
+    this.countSteps();
+    this.refresh();
+    return true;
+  }
+
+  get seed(): number {
+    return this.session?.seed ?? 1;
+  }
+
+  /** Total visible steps of the run with the current actions (for the scrubber). */
+  private countSteps(): void {
+    if (!this.session || !this.scenario) return;
+    const probe = new Session(this.scenario, this.session.seed, [...this.session.actions]);
+    probe.runToEnd(200000);
+    this.totalSteps = probe.step;
+  }
+
+  forward(): void {
+    if (this.session?.forward()) this.refresh();
+    else if (this.session) this.stop();
+  }
+
+  back(): void {
+    this.stop();
+    this.session?.back();
+    this.refresh();
+  }
+
+  goTo(n: number): void {
+    if (!this.session) return;
+    this.session.goTo(Math.min(n, this.totalSteps));
+    this.refresh();
+  }
+
+  restart(): void {
+    this.stop();
+    this.goTo(0);
+  }
+
+  act(action: TimelineAction): void {
+    if (!this.session) return;
+    this.session.act(action);
+    this.countSteps();
+    this.refresh();
+  }
+
+  toggle(): void {
+    if (this.playing) this.stop();
+    else this.play();
+  }
+
+  play(): void {
+    if (this.playing || !this.session) return;
+    if (this.session.done) this.goTo(0);
+    this.playing = true;
+    this.lastFrame = performance.now();
+    this.carry = 0;
+    const frame = (t: number) => {
+      if (!this.playing) return;
+      const started = performance.now();
+      const dt = t - this.lastFrame;
+      this.lastFrame = t;
+      let steps = 0;
+      if (this.speed === 0) {
+        // Full speed: as many steps as fit in a third of a frame.
+        while (performance.now() - started < 5 && this.session!.forward()) steps++;
+      } else {
+        this.carry += (dt / 1000) * this.speed;
+        while (this.carry >= 1 && this.session!.forward()) {
+          this.carry -= 1;
+          steps++;
+        }
+        if (this.carry >= 1) this.carry = 0;
+      }
+      if (steps > 0) this.refresh();
+      if (this.session!.done) {
+        this.stop();
+        return;
+      }
+      this.frameTimes.push(performance.now() - started);
+      this.raf = requestAnimationFrame(frame);
+    };
+    this.raf = requestAnimationFrame(frame);
+  }
+
+  stop(): void {
+    this.playing = false;
+    cancelAnimationFrame(this.raf);
+  }
+
+  private refresh(): void {
+    const s = this.session;
+    if (!s) return;
+    const k = s.kernel;
+    this.view = buildView(k);
+    this.step = s.step;
+    this.done = s.done;
+    this.nowMs = k.state.nowMs;
+    this.actions = [...s.actions];
+    // Narration: the current step's lines and a few before, newest last.
+    const lines: NarrationLine[] = [];
+    const trace = k.trace;
+    const fromIndex = Math.max(0, trace.length - 400);
+    const stepOf = this.stepIndexer(s);
+    for (let i = fromIndex; i < trace.length; i++) {
+      const text = narrate(trace[i]);
+      if (text === null) continue;
+      lines.push({ step: stepOf(i), text, rule: trace[i].rule, error: isErrorEntry(trace[i]) });
+    }
+    this.narration = lines.slice(-40);
+    const window: Array<{ entry: TraceEntry; step: number }> = [];
+    for (let i = trace.length - 1; i >= 0 && window.length < 16; i--) {
+      const e = trace[i];
+      if (e.type === 'request' || e.type === 'response' || e.type === 'objectStore' || (e.type === 'fetcher' && (e as { action?: string }).action === 'delayed')) {
+        window.unshift({ entry: e, step: stepOf(i) });
+      }
+    }
+    this.traceWindow = window;
+    this.inspection = inspectionFrom(trace, fromIndex);
+    this.syncUrl();
+  }
+
+  /** Maps a trace index to the visible step that produced it. */
+  private stepIndexer(s: Session): (i: number) => number {
+    const ends = (s as unknown as { traceEnds: number[] }).traceEnds;
+    return (i: number) => {
+      let lo = 0;
+      let hi = ends.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ends[mid] > i) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+  }
+
+  private syncUrl(): void {
+    if (typeof history === 'undefined' || !this.session) return;
+    const q = encodeUrlState({
+      scenario: this.scenarioId ?? undefined,
+      source: this.scenarioId === null ? this.source : undefined,
+      seed: this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
+      step: this.step,
+      actions: [...this.session.actions],
+      partition: this.partitionKey !== this.view?.partitions[0]?.key ? this.partitionKey ?? undefined : undefined,
+    });
+    history.replaceState(null, '', `${location.pathname}?${q}`);
+  }
+
+  ruleText(rule: string | undefined): string | undefined {
+    return rule ? RULES[rule] : undefined;
+  }
+}
+
+function isErrorEntry(e: TraceEntry): boolean {
+  const x = e as { error?: unknown; ok?: unknown; type: string };
+  return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
+}
+
+/**
+ * The in-app inspection log: machine events and transitions as the kernel recorded them
+ * (the kernel steps machines with XState's pure transition(), which has no inspect hook,
+ * so it records the same facts in the trace: event, from state, to state).
+ */
+function inspectionFrom(trace: TraceEntry[], from: number) {
+  const out: Array<{ atMs: number; actor: string; kind: string; detail: string }> = [];
+  for (let i = from; i < trace.length; i++) {
+    const e = trace[i] as Record<string, unknown> & TraceEntry;
+    if (typeof e.type === 'string' && e.type.endsWith('State')) {
+      out.push({
+        atMs: e.atMs,
+        actor: `${e.type.replace('State', '')}@broker${String(e.broker)}/${String(e.topic)}-${String(e.partition)}`,
+        kind: String(e.event),
+        detail: `${String(e.from)} → ${String(e.to)}`,
+      });
+    }
+  }
+  return out.slice(-120);
+}

@@ -1,0 +1,79 @@
+/**
+ * The URL holds the whole view: scenario (bundled id, or the scenario text itself), seed,
+ * recorded actions and step, so opening a link reproduces the exact picture.
+ */
+import type { RecordedAction } from '../../core/session/session.js';
+
+export interface UrlState {
+  scenario?: string;
+  /** A scenario that is not bundled: its YAML/JSON text. */
+  source?: string;
+  seed?: number;
+  step?: number;
+  actions: RecordedAction[];
+  partition?: string;
+}
+
+function toBase64Url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): string {
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}
+
+export function encodeUrlState(s: UrlState): string {
+  const p = new URLSearchParams();
+  if (s.source !== undefined) p.set('src', toBase64Url(s.source));
+  else if (s.scenario) p.set('scenario', s.scenario);
+  if (s.seed !== undefined) p.set('seed', String(s.seed));
+  if (s.partition) p.set('partition', s.partition);
+  if (s.actions.length > 0) p.set('actions', toBase64Url(JSON.stringify(s.actions)));
+  if (s.step !== undefined) p.set('step', String(s.step));
+  return p.toString();
+}
+
+/** Reads the URL; anything malformed is reported in `problems` and left out. */
+export function decodeUrlState(search: string): { state: UrlState; problems: string[] } {
+  const p = new URLSearchParams(search);
+  const problems: string[] = [];
+  const state: UrlState = { actions: [] };
+  const scenario = p.get('scenario');
+  if (scenario) state.scenario = scenario;
+  const src = p.get('src');
+  if (src) {
+    try {
+      state.source = fromBase64Url(src);
+    } catch {
+      problems.push('src: not a readable scenario');
+    }
+  }
+  for (const key of ['seed', 'step'] as const) {
+    const v = p.get(key);
+    if (v === null) continue;
+    if (/^\d+$/.test(v) && Number(v) <= 0xffffffff) state[key] = Number(v);
+    else problems.push(`${key}: expected a whole number, got "${v}"`);
+  }
+  const partition = p.get('partition');
+  if (partition) state.partition = partition;
+  const actions = p.get('actions');
+  if (actions) {
+    try {
+      const parsed = JSON.parse(fromBase64Url(actions)) as unknown;
+      if (!Array.isArray(parsed)) throw new Error('not a list');
+      for (const a of parsed) {
+        if (a && typeof a === 'object' && Number.isInteger((a as RecordedAction).step) && typeof (a as RecordedAction).action?.kind === 'string') {
+          state.actions.push({ step: (a as RecordedAction).step, action: (a as RecordedAction).action });
+        } else problems.push('actions: an entry is not a recorded action');
+      }
+    } catch {
+      problems.push('actions: not readable');
+    }
+  }
+  return { state, problems };
+}
