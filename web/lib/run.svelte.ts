@@ -3,6 +3,7 @@
  * Svelte owns the DOM; this module owns time. Everything drawn is a function of the
  * session's state, so stepping, scrubbing and replay draw the same picture.
  */
+import { flushSync } from 'svelte';
 import { narrate, RULES } from '../../core/narrate/narrate.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
@@ -74,6 +75,8 @@ export class RunState {
   private carry = 0;
   /** Frame durations (ms) while playing, for the performance check. */
   frameTimes: number[] = [];
+  /** Time of the state refresh alone within those frames. */
+  refreshTimes: number[] = [];
 
   /** Loads from the URL, or the default scenario. */
   init(search: string): void {
@@ -194,20 +197,29 @@ export class RunState {
         }
         if (this.carry >= 1) this.carry = 0;
       }
-      if (steps > 0) this.refresh();
+      if (steps > 0) {
+        const r0 = performance.now();
+        this.refresh();
+        this.refreshTimes.push(performance.now() - r0);
+        // Frame time = stepping + DOM update + layout, measured inside the frame.
+        flushSync();
+        void document.body.offsetHeight;
+      }
+      this.frameTimes.push(performance.now() - started);
       if (this.session!.done) {
         this.stop();
         return;
       }
-      this.frameTimes.push(performance.now() - started);
       this.raf = requestAnimationFrame(frame);
     };
     this.raf = requestAnimationFrame(frame);
   }
 
   stop(): void {
+    const was = this.playing;
     this.playing = false;
     cancelAnimationFrame(this.raf);
+    if (was) this.syncUrl(true);
   }
 
   private refresh(): void {
@@ -257,8 +269,14 @@ export class RunState {
     };
   }
 
-  private syncUrl(): void {
+  private lastUrlSync = 0;
+
+  /** The URL follows the view; while playing, at most twice a second (browsers throttle history updates). */
+  private syncUrl(force = false): void {
     if (typeof history === 'undefined' || !this.session) return;
+    const now = performance.now();
+    if (this.playing && !force && now - this.lastUrlSync < 500) return;
+    this.lastUrlSync = now;
     const q = encodeUrlState({
       scenario: this.scenarioId ?? undefined,
       source: this.scenarioId === null ? this.source : undefined,

@@ -1,0 +1,34 @@
+// Measures the walkthrough in Chromium: frame time while playing a scenario at full speed.
+// Usage: node scripts/measure-page.mjs [scenario] [baseUrl]   (serve the build first: npm run build && npm run preview)
+import { chromium } from '@playwright/test';
+
+const scenario = process.argv[2] ?? 'steady-state-upload';
+const base = process.argv[3] ?? 'http://127.0.0.1:4173/';
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+await page.goto(`${base}?scenario=${scenario}`);
+await page.waitForSelector('[data-testid=narration]');
+await page.selectOption('[data-testid=speed]', '0');
+const deltas = await page.evaluate(async () => {
+  const run = window.tierscope;
+  const out = [];
+  let last = performance.now();
+  const tick = (t) => { out.push(t - last); last = t; if (run.playing) requestAnimationFrame(tick); };
+  run.frameTimes = [];
+  run.play();
+  requestAnimationFrame(tick);
+  while (run.playing) await new Promise((r) => setTimeout(r, 50));
+  return out;
+});
+const frameTimes = await page.evaluate(() => window.tierscope.frameTimes);
+const steps = await page.evaluate(() => window.tierscope.step);
+const p = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]; };
+console.log(JSON.stringify({
+  scenario, steps, frames: frameTimes.length,
+  frameWorkMsP50: +p(frameTimes, 0.5).toFixed(2), frameWorkMsP95: +p(frameTimes, 0.95).toFixed(2), frameWorkMsMax: +Math.max(...frameTimes).toFixed(2),
+  rafIntervalMsP50: +p(deltas, 0.5).toFixed(2), rafIntervalMsP95: +p(deltas, 0.95).toFixed(2),
+}));
+await browser.close();
