@@ -10,7 +10,7 @@
  */
 import { narrate } from '../narrate/narrate.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
-import { type Checkpoint, Kernel } from '../sim/kernel.js';
+import { type Checkpoint, type Delivery, Kernel } from '../sim/kernel.js';
 
 export interface RecordedAction {
   /** Applied right after this step was reached. */
@@ -31,6 +31,15 @@ export class Session {
   private traceEnds: number[] = [];
   private checkpoints = new Map<number, Checkpoint>();
   private recorded: RecordedAction[];
+  private deliveryObserver: ((d: Delivery) => void) | null = null;
+  /** Called after the kernel is replaced by a restore (observers start over). */
+  onRestore: (() => void) | null = null;
+
+  /** Observe every machine delivery (survives restores). */
+  observe(fn: ((d: Delivery) => void) | null): void {
+    this.deliveryObserver = fn;
+    this.kernel.onDeliver = fn;
+  }
 
   constructor(scenario: Scenario, seed: number = scenario.seed, actions: RecordedAction[] = []) {
     this.scenario = scenario;
@@ -85,6 +94,8 @@ export class Session {
       let base = 0;
       for (const s of this.checkpoints.keys()) if (s <= target && s > base) base = s;
       this.kernel = Kernel.restore(this.scenario, this.checkpoints.get(base)!);
+      this.kernel.onDeliver = this.deliveryObserver;
+      this.onRestore?.();
       this.step = base;
       this.traceEnds.length = base + 1;
     }

@@ -212,13 +212,24 @@ export interface Checkpoint {
   trace: TraceEntry[];
 }
 
+export interface Delivery {
+  /** `broker|topic-partition|machine`. */
+  id: string;
+  name: MachineName;
+  broker: number;
+  key: string;
+  before: AnyMachineSnapshot;
+  event: { type: string };
+  atMs: number;
+}
+
 export interface KernelOptions {
   store?: ObjectStoreBackend;
   /** Seed override (the CLI's --seed). */
   seed?: number;
 }
 
-const MACHINES = {
+export const MACHINES = {
   fetcher: followerFetcherMachine,
   leader: leaderPartitionMachine,
   rlm: remoteLogManagerMachine,
@@ -252,6 +263,11 @@ export class Kernel {
   trace: TraceEntry[] = [];
   private machines: Record<string, AnyMachineSnapshot> = {};
   private store: ObjectStoreBackend;
+  /**
+   * Called with every event delivered to a machine and the snapshot it met, before the
+   * transition (the browser's inspection log replays these on real XState actors).
+   */
+  onDeliver: ((d: Delivery) => void) | null = null;
 
   constructor(scenario: Scenario, options: KernelOptions = {}) {
     this.scenario = scenario;
@@ -309,6 +325,7 @@ export class Kernel {
     k.state = clone(cp.state);
     k.trace = cp.trace.slice();
     k.pendingLeaderRequests = [];
+    k.onDeliver = null;
     k.machines = {};
     for (const [id, persisted] of Object.entries(cp.machines)) {
       const name = id.split('|')[2] as MachineName;
@@ -679,6 +696,7 @@ export class Kernel {
     assert(snap !== undefined, `machine ${id} exists`);
     const machine = MACHINES[name] as typeof followerFetcherMachine;
     const before = stateName(snap.value);
+    this.onDeliver?.({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
     const [next, actions] = transition(machine, snap as never, event as never);
     this.machines[id] = next as AnyMachineSnapshot;
     const after = stateName(next.value);

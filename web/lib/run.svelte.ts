@@ -11,6 +11,7 @@ import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
+import { InspectionLog, type LogEntry } from './inspect.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = as fast as frames allow
@@ -67,7 +68,10 @@ export class RunState {
   narration = $state.raw<NarrationLine[]>([]);
   traceWindow = $state.raw<Array<{ entry: TraceEntry; step: number }>>([]);
   actions = $state.raw<RecordedAction[]>([]);
-  inspection = $state.raw<Array<{ atMs: number; actor: string; kind: string; detail: string }>>([]);
+  inspection = $state.raw<LogEntry[]>([]);
+  /** The inspection log runs only while it is shown. */
+  logEnabled = $state(false);
+  readonly log = new InspectionLog();
 
   private session: Session | null = null;
   private raf = 0;
@@ -121,7 +125,10 @@ export class RunState {
     this.scenarioId = id;
     this.source = text;
     this.session = new Session(r.scenario, seed ?? r.scenario.seed, okActions);
+    this.log.reset();
+    this.log.entries = [];
     this.inspection = [];
+    this.wireLog();
     this.partitionKey = this.session.kernel.state.partitionOrder[0] ?? null;
     this.countSteps();
     this.refresh();
@@ -250,7 +257,7 @@ export class RunState {
       }
     }
     this.traceWindow = window;
-    this.inspection = inspectionFrom(trace, fromIndex);
+    this.inspection = this.logEnabled ? this.log.entries.slice(-120) : [];
     this.syncUrl();
   }
 
@@ -288,6 +295,23 @@ export class RunState {
     history.replaceState(null, '', `${location.pathname}?${q}`);
   }
 
+  setLogEnabled(on: boolean): void {
+    this.logEnabled = on;
+    this.wireLog();
+    this.inspection = on ? this.log.entries.slice(-120) : [];
+  }
+
+  private wireLog(): void {
+    if (!this.session) return;
+    if (this.logEnabled) {
+      this.session.observe((d) => this.log.deliver(d));
+      this.session.onRestore = () => this.log.reset();
+    } else {
+      this.session.observe(null);
+      this.log.reset();
+    }
+  }
+
   ruleText(rule: string | undefined): string | undefined {
     return rule ? RULES[rule] : undefined;
   }
@@ -298,23 +322,3 @@ function isErrorEntry(e: TraceEntry): boolean {
   return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
 }
 
-/**
- * The in-app inspection log: machine events and transitions as the kernel recorded them
- * (the kernel steps machines with XState's pure transition(), which has no inspect hook,
- * so it records the same facts in the trace: event, from state, to state).
- */
-function inspectionFrom(trace: TraceEntry[], from: number) {
-  const out: Array<{ atMs: number; actor: string; kind: string; detail: string }> = [];
-  for (let i = from; i < trace.length; i++) {
-    const e = trace[i] as Record<string, unknown> & TraceEntry;
-    if (typeof e.type === 'string' && e.type.endsWith('State')) {
-      out.push({
-        atMs: e.atMs,
-        actor: `${e.type.replace('State', '')}@broker${String(e.broker)}/${String(e.topic)}-${String(e.partition)}`,
-        kind: String(e.event),
-        detail: `${String(e.from)} → ${String(e.to)}`,
-      });
-    }
-  }
-  return out.slice(-120);
-}

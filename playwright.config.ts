@@ -1,0 +1,48 @@
+/**
+ * End-to-end tests of the browser walkthrough (test/e2e): build the static site, serve it
+ * with `vite preview`, drive it in the system Chromium through the URL and visible controls.
+ *
+ * Chromium: Playwright cannot download browsers here, so the Debian build at
+ * /usr/bin/chromium is used (never set `channel`).
+ *
+ * Two optional overrides keep a test run from touching someone else's preview server or
+ * dist/ (e.g. when another `vite preview` already holds port 4173):
+ *   E2E_PORT=4180 E2E_OUT_DIR=/tmp/tierscope-e2e-dist npx playwright test
+ * Without them the site is built into dist/ and served on 127.0.0.1:4173.
+ */
+import { defineConfig } from '@playwright/test';
+
+const PORT = Number(process.env.E2E_PORT ?? 4173);
+const OUT_DIR = process.env.E2E_OUT_DIR;
+const outDirFlag = OUT_DIR ? ` --outDir ${JSON.stringify(OUT_DIR)}` : '';
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+
+export default defineConfig({
+  testDir: 'test/e2e',
+  outputDir: 'test-results/e2e',
+  fullyParallel: false,
+  workers: 2,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/playwright.json' }]],
+  use: {
+    baseURL: BASE_URL,
+    viewport: { width: 1280, height: 800 },
+    screenshot: 'only-on-failure',
+    trace: 'off',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  webServer: {
+    command: `npx vite build${outDirFlag}${OUT_DIR ? ' --emptyOutDir' : ''} && npx vite preview${outDirFlag} --port ${PORT} --strictPort --host 127.0.0.1`,
+    url: BASE_URL,
+    reuseExistingServer: !process.env.CI,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});
