@@ -25,9 +25,13 @@ export interface MarkerLayout {
   name: string;
   offset: number;
   x: number;
-  /** Label row (0 = nearest the lane), so labels never overlap. */
+  /** Labels above the lane (log start, local log start, tiered offsets) or below it (HW, LEO, fetch). */
+  side: 'top' | 'bottom';
+  /** Label row on its side (0 = nearest the lane), so labels never overlap. */
   row: number;
 }
+
+const TOP: ReadonlySet<MarkerField> = new Set(['logStartOffset', 'localLogStartOffset', 'highestOffsetInRemoteStorage', 'earliestPendingUploadOffset']);
 
 export function xScale(p: PartitionView, left: number, right: number) {
   const [lo, hi] = offsetExtent(p);
@@ -35,7 +39,7 @@ export function xScale(p: PartitionView, left: number, right: number) {
 }
 
 /** The markers of one replica with known offsets (-1 and null are left out), labels in rows. */
-export function replicaMarkers(r: ReplicaView, x: (o: number) => number, labelWidth = 34): MarkerLayout[] {
+export function replicaMarkers(r: ReplicaView, x: (o: number) => number, labelWidth = 64): MarkerLayout[] {
   const out: MarkerLayout[] = [];
   for (const m of MARKERS) {
     let offset: number | null | undefined;
@@ -43,9 +47,11 @@ export function replicaMarkers(r: ReplicaView, x: (o: number) => number, labelWi
     else if (m.field === 'earliestPendingUploadOffset') offset = r.earliestPendingUploadOffset;
     else offset = r[m.field];
     if (offset === null || offset === undefined || offset < 0) continue;
-    out.push({ field: m.field, short: m.short, name: m.name, offset, x: x(offset), row: 0 });
+    out.push({ field: m.field, short: m.short, name: m.name, offset, x: x(offset), side: TOP.has(m.field) ? 'top' : 'bottom', row: 0 });
   }
-  return assignRows(out, labelWidth);
+  assignRows(out.filter((m) => m.side === 'top'), labelWidth);
+  assignRows(out.filter((m) => m.side === 'bottom'), labelWidth);
+  return out;
 }
 
 /** Greedy rows: a label goes to the first row where it does not overlap the previous one. */

@@ -244,7 +244,7 @@ export class RunState {
     const fromIndex = Math.max(0, trace.length - 400);
     const stepOf = this.stepIndexer(s);
     for (let i = fromIndex; i < trace.length; i++) {
-      const text = narrate(trace[i]);
+      const text = narrated(trace[i]);
       if (text === null) continue;
       lines.push({ step: stepOf(i), text, rule: trace[i].rule, error: isErrorEntry(trace[i]) });
     }
@@ -322,3 +322,14 @@ function isErrorEntry(e: TraceEntry): boolean {
   return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
 }
 
+
+/** Trace entries never change, so each is narrated once (restores copy the array, not the entries). */
+const narrationCache = new WeakMap<TraceEntry, string | null>();
+function narrated(e: TraceEntry): string | null {
+  let t = narrationCache.get(e);
+  if (t === undefined) {
+    t = narrate(e);
+    narrationCache.set(e, t);
+  }
+  return t;
+}
