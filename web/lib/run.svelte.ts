@@ -195,7 +195,7 @@ export class RunState {
       let steps = 0;
       if (this.speed === 0) {
         // Full speed: as many steps as fit in a third of a frame.
-        while (performance.now() - started < 5 && this.session!.forward()) steps++;
+        while (performance.now() - started < 4 && this.session!.forward()) steps++;
       } else {
         this.carry += (dt / 1000) * this.speed;
         while (this.carry >= 1 && this.session!.forward()) {
@@ -276,14 +276,19 @@ export class RunState {
     };
   }
 
-  private lastUrlSync = 0;
+  private urlTimer: ReturnType<typeof setTimeout> | null = null;
 
-  /** The URL follows the view; while playing, at most twice a second (browsers throttle history updates). */
+  /**
+   * The URL follows the view, written at most every 200 ms (browsers make history updates
+   * slow and throttle them); `force` writes it at once (pause, load).
+   */
   private syncUrl(force = false): void {
     if (typeof history === 'undefined' || !this.session) return;
-    const now = performance.now();
-    if (this.playing && !force && now - this.lastUrlSync < 500) return;
-    this.lastUrlSync = now;
+    if (!force) {
+      if (this.urlTimer === null) this.urlTimer = setTimeout(() => { this.urlTimer = null; this.syncUrl(true); }, 200);
+      return;
+    }
+    if (this.urlTimer !== null) { clearTimeout(this.urlTimer); this.urlTimer = null; }
     const q = encodeUrlState({
       scenario: this.scenarioId ?? undefined,
       source: this.scenarioId === null ? this.source : undefined,
