@@ -20,8 +20,8 @@ const BASE_URL = `http://127.0.0.1:${PORT}`;
 export default defineConfig({
   testDir: 'test/e2e',
   outputDir: 'test-results/e2e',
-  fullyParallel: false,
-  workers: 2,
+  fullyParallel: true,
+  workers: 1,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
   timeout: 60_000,
@@ -40,7 +40,8 @@ export default defineConfig({
   webServer: {
     command: `npx vite build${outDirFlag}${OUT_DIR ? ' --emptyOutDir' : ''} && npx vite preview${outDirFlag} --port ${PORT} --strictPort --host 127.0.0.1`,
     url: BASE_URL,
-    reuseExistingServer: !process.env.CI,
+    // Always build and serve this tree: a server left running could hold an old build.
+    reuseExistingServer: false,
     timeout: 120_000,
     stdout: 'ignore',
     stderr: 'pipe',

@@ -46,8 +46,8 @@ export class Session {
     this.seed = seed;
     this.recorded = actions.map((a) => ({ step: a.step, action: a.action }));
     this.kernel = new Kernel(scenario, { seed });
-    this.traceEnds = [this.kernel.trace.length];
     this.applyRecordedAt(0);
+    this.traceEnds = [this.kernel.trace.length];
     this.checkpoints.set(0, this.kernel.checkpoint());
   }
 

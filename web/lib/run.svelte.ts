@@ -300,6 +300,11 @@ export class RunState {
     history.replaceState(null, '', `${location.pathname}?${q}`);
   }
 
+  /** Writes a pending URL update now. */
+  flushUrl(): void {
+    if (this.urlTimer !== null) this.syncUrl(true);
+  }
+
   setLogEnabled(on: boolean): void {
     this.logEnabled = on;
     this.wireLog();

@@ -1,0 +1,505 @@
+/**
+ * The browser's pure helpers, tested in Node: web/lib/layout.ts (scales, offset markers,
+ * label rows, sequence-lane columns and arrows), web/lib/url.ts (the share link) and
+ * web/lib/machines.ts (state trees drawn beside each broker).
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { followerFetcherMachine } from '../core/machines/follower-fetcher.js';
+import { leaderPartitionMachine } from '../core/machines/leader-partition.js';
+import { remoteLogManagerMachine } from '../core/machines/remote-log-manager.js';
+import type { RecordedAction } from '../core/session/session.js';
+import { Session } from '../core/session/session.js';
+import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, type ReplicaView } from '../core/session/view.js';
+import { type MachineName, stateName } from '../core/sim/kernel.js';
+import { replicaJson } from '../core/sim/output.js';
+import type { TraceEntry } from '../core/sim/trace.js';
+import { arrowFor, assignRows, MARKERS, replicaMarkers, sequenceColumns, xScale } from '../web/lib/layout.js';
+import { stateTree } from '../web/lib/machines.js';
+import { decodeUrlState, encodeUrlState, type UrlState } from '../web/lib/url.js';
+import { loadBundled, ROOT } from './support/run.js';
+
+// ------------------------------------------------------------------ fixtures
+
+function replica(over: Partial<ReplicaView> = {}): ReplicaView {
+  return {
+    broker: 0,
+    role: 'leader',
+    inIsr: true,
+    logStartOffset: 0,
+    localLogStartOffset: 0,
+    logEndOffset: 0,
+    highWatermark: 0,
+    highestOffsetInRemoteStorage: -1,
+    leaderEpochs: [],
+    fetcher: null,
+    alive: true,
+    segments: [],
+    earliestPendingUploadOffset: null,
+    machines: { fetcher: '', leader: '', rlm: '' },
+    ...over,
+  };
+}
+
+function follower(fetchOffset: number, over: Partial<ReplicaView> = {}): ReplicaView {
+  return replica({
+    broker: 1,
+    role: 'follower',
+    inIsr: false,
+    fetcher: { state: 'fetching', fetchOffset, delayed: false, failed: false, machineState: 'fetching', path: null, retries: 0 },
+    ...over,
+  });
+}
+
+function remote(baseOffset: number, endOffset: number, state: RemoteSegmentView['state'] = 'COPY_SEGMENT_FINISHED'): RemoteSegmentView {
+  return { segmentId: `s-${baseOffset}`, baseOffset, endOffset, state, sizeBytes: (endOffset - baseOffset + 1) * 1024 };
+}
+
+function partition(replicas: ReplicaView[], remoteSegments: RemoteSegmentView[] = []): PartitionView {
+  return { key: 'orders-0', topic: 'orders', partition: 0, leader: 0, leaderEpoch: 0, isr: [0], tiered: true, replicas, remoteSegments };
+}
+
+/** The leader of kip1023-bootstrap: LSO 10, LLSO 100, Ry 149, EPUO 150, LEO 200. */
+const bootstrapLeader = replica({
+  logStartOffset: 10,
+  localLogStartOffset: 100,
+  highestOffsetInRemoteStorage: 149,
+  earliestPendingUploadOffset: 150,
+  highWatermark: 200,
+  logEndOffset: 200,
+});
+
+const identity = (o: number) => o;
+
+// ------------------------------------------------------------------ layout.ts
+
+describe('offsetExtent and xScale', () => {
+  test.each<[string, PartitionView, [number, number]]>([
+    ['replicas only', partition([bootstrapLeader, follower(0)]), [0, 200]],
+    ['the leader and its remote segments', partition([bootstrapLeader], [remote(10, 59), remote(60, 99), remote(100, 149)]), [10, 200]],
+    ['a remote segment beyond every LEO widens the end to its end + 1', partition([replica({ logStartOffset: 10, logEndOffset: 200 })], [remote(150, 249)]), [10, 250]],
+    ['a remote segment below LSO widens the start', partition([replica({ logStartOffset: 50, logEndOffset: 200 })], [remote(0, 49)]), [0, 200]],
+    ['DELETE_SEGMENT_FINISHED segments are left out', partition([replica({ logStartOffset: 50, logEndOffset: 200 })], [remote(0, 49, 'DELETE_SEGMENT_FINISHED')]), [50, 200]],
+    ['a segment being deleted still counts', partition([replica({ logStartOffset: 50, logEndOffset: 200 })], [remote(0, 49, 'DELETE_SEGMENT_STARTED')]), [0, 200]],
+    ['empty logs give a domain of width 1', partition([replica(), follower(0)]), [0, 1]],
+    ['no replicas and no segments', partition([]), [0, 1]],
+  ])('%s', (_name, p, extent) => {
+    expect(offsetExtent(p)).toEqual(extent);
+    const x = xScale(p, 150, 600);
+    expect(x.domain()).toEqual(offsetExtent(p));
+    expect(x.range()).toEqual([150, 600]);
+    expect(x(extent[0])).toBe(150);
+    expect(x(extent[1])).toBe(600);
+  });
+
+  test('a range narrower than one pixel is widened to one', () => {
+    const p = partition([bootstrapLeader]);
+    expect(xScale(p, 150, 100).range()).toEqual([150, 151]);
+    expect(xScale(p, 150, 150).range()).toEqual([150, 151]);
+  });
+
+  test('the domain of a real run is offsetExtent of its view at every step', () => {
+    const s = new Session(loadBundled('kip1023-bootstrap'));
+    do {
+      for (const p of buildView(s.kernel).partitions) expect(xScale(p, 0, 1000).domain()).toEqual(offsetExtent(p));
+    } while (s.forward());
+  });
+});
+
+describe('replicaMarkers', () => {
+  test.each<[string, ReplicaView, Array<[string, number]>]>([
+    [
+      'the bootstrap leader: every leader marker, EPUO included',
+      bootstrapLeader,
+      [
+        ['logStartOffset', 10],
+        ['localLogStartOffset', 100],
+        ['highestOffsetInRemoteStorage', 149],
+        ['earliestPendingUploadOffset', 150],
+        ['highWatermark', 200],
+        ['logEndOffset', 200],
+      ],
+    ],
+    [
+      'an empty follower: Ry -1 and EPUO null are left out, fetch offset 0 is kept',
+      follower(0),
+      [
+        ['logStartOffset', 0],
+        ['localLogStartOffset', 0],
+        ['highWatermark', 0],
+        ['logEndOffset', 0],
+        ['fetchOffset', 0],
+      ],
+    ],
+    [
+      'a leader whose Ry is unknown answers EPUO -1: left out',
+      replica({ logStartOffset: 10, localLogStartOffset: 100, highWatermark: 200, logEndOffset: 200, earliestPendingUploadOffset: -1 }),
+      [
+        ['logStartOffset', 10],
+        ['localLogStartOffset', 100],
+        ['highWatermark', 200],
+        ['logEndOffset', 200],
+      ],
+    ],
+    [
+      'a follower after a KIP-1023 jump',
+      follower(200, { logStartOffset: 10, localLogStartOffset: 150, highWatermark: 200, logEndOffset: 200 }),
+      [
+        ['logStartOffset', 10],
+        ['localLogStartOffset', 150],
+        ['highWatermark', 200],
+        ['logEndOffset', 200],
+        ['fetchOffset', 200],
+      ],
+    ],
+  ])('%s', (_name, r, expected) => {
+    const ms = replicaMarkers(r, identity);
+    expect(ms.map((m) => [m.field, m.offset])).toEqual(expected);
+    for (const m of ms) {
+      expect(m.x).toBe(m.offset);
+      const def = MARKERS.find((d) => d.field === m.field)!;
+      expect([m.short, m.name]).toEqual([def.short, def.name]);
+      // Log start, local log start and the tiered offsets label above the lane; HW, LEO and fetch below.
+      expect(m.side, m.field).toBe(TOP_FIELDS.has(m.field) ? 'top' : 'bottom');
+    }
+  });
+
+  test.each([34, 64, undefined])('markers use the scale for x and labels on one side never overlap in a row (label width %s)', (width) => {
+    const p = partition([bootstrapLeader, follower(120, { logStartOffset: 10, localLogStartOffset: 110, highWatermark: 118, logEndOffset: 120 })], [remote(10, 149)]);
+    const x = xScale(p, 150, 600);
+    for (const r of p.replicas) {
+      const ms = replicaMarkers(r, (o) => x(o), width);
+      for (const m of ms) expect(m.x).toBeCloseTo(x(m.offset));
+      expectNoOverlap(ms, width ?? 64);
+    }
+    // HW and LEO of the leader are both at 200: the same x and side, so different rows.
+    const ms = replicaMarkers(bootstrapLeader, (o) => x(o), width);
+    const hw = ms.find((m) => m.field === 'highWatermark')!;
+    const leo = ms.find((m) => m.field === 'logEndOffset')!;
+    expect(hw.side).toBe(leo.side);
+    expect(hw.row).not.toBe(leo.row);
+  });
+
+  test('marker fields are named as in the JSON output (ReplicaJson), plus the view-only EPUO', () => {
+    const s = new Session(loadBundled('kip1023-bootstrap'));
+    s.runToEnd();
+    const key = s.kernel.state.partitionOrder[0];
+    const leaderJson = replicaJson(s.kernel, key, 0) as unknown as Record<string, unknown>;
+    const followerJson = replicaJson(s.kernel, key, 1);
+    const view = buildView(s.kernel).partitions[0];
+    for (const { field } of MARKERS) {
+      if (field === 'fetchOffset') expect(followerJson.fetcher).toHaveProperty('fetchOffset');
+      else if (field === 'earliestPendingUploadOffset') expect(view.replicas[0]).toHaveProperty(field);
+      else expect(leaderJson).toHaveProperty(field);
+    }
+    // And the markers of the real view carry the real values.
+    const [leader, fol] = view.replicas;
+    const byField = (r: ReplicaView) => Object.fromEntries(replicaMarkers(r, identity).map((m) => [m.field, m.offset]));
+    expect(byField(leader)).toMatchObject({ logStartOffset: 10, localLogStartOffset: 100, highestOffsetInRemoteStorage: 149, earliestPendingUploadOffset: 150, logEndOffset: 200 });
+    expect(byField(fol)).toMatchObject({ localLogStartOffset: 150, logEndOffset: 200, fetchOffset: 200 });
+  });
+});
+
+const TOP_FIELDS = new Set(['logStartOffset', 'localLogStartOffset', 'highestOffsetInRemoteStorage', 'earliestPendingUploadOffset']);
+
+/** Labels in the same row (on the same side of the lane, when they have sides) are at least `width` apart. */
+function expectNoOverlap(items: Array<{ x: number; row: number; side?: string }>, width: number) {
+  const rows = new Map<string, number[]>();
+  for (const it of items) {
+    const key = `${it.side ?? ''}|${it.row}`;
+    rows.set(key, [...(rows.get(key) ?? []), it.x]);
+  }
+  for (const xs of rows.values()) {
+    xs.sort((a, b) => a - b);
+    for (let i = 1; i < xs.length; i++) expect(xs[i] - xs[i - 1]).toBeGreaterThanOrEqual(width);
+  }
+}
+
+describe('assignRows', () => {
+  test.each<[string, number[], number, number[]]>([
+    ['far apart: one row', [0, 40, 80], 34, [0, 0, 0]],
+    ['touching labels share a row', [0, 34, 68], 34, [0, 0, 0]],
+    ['close together: a row each', [0, 10, 20], 34, [0, 1, 2]],
+    ['the first free row is reused', [0, 10, 50], 34, [0, 1, 0]],
+    ['input order is kept, rows are by x', [50, 0, 10], 34, [0, 0, 1]],
+    ['same x: stacked', [100, 100, 100, 100], 34, [0, 1, 2, 3]],
+    ['nothing to place', [], 34, []],
+  ])('%s', (_name, xs, width, rows) => {
+    const items = xs.map((x) => ({ x, row: -1 }));
+    const out = assignRows(items, width);
+    expect(out).toBe(items);
+    expect(out.map((i) => i.row)).toEqual(rows);
+    expectNoOverlap(out, width);
+  });
+
+  test('labels in one row never overlap (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -2000, max: 2000 }), { maxLength: 30 }), fc.integer({ min: 1, max: 120 }), (xs, width) => {
+        const out = assignRows(
+          xs.map((x) => ({ x, row: -1 })),
+          width,
+        );
+        const rows = new Map<number, number[]>();
+        for (const it of out) rows.set(it.row, [...(rows.get(it.row) ?? []), it.x]);
+        for (const [row, rxs] of rows) {
+          if (row < 0 || row >= Math.max(1, xs.length)) return false;
+          rxs.sort((a, b) => a - b);
+          for (let i = 1; i < rxs.length; i++) if (rxs[i] - rxs[i - 1] < width) return false;
+        }
+        return true;
+      }),
+    );
+  });
+});
+
+describe('sequenceColumns', () => {
+  test.each<[number, number, number, Array<[string, string, number]>]>([
+    [2, 500, 10, [['broker-0', 'broker 0', 10], ['broker-1', 'broker 1', 170], ['tiered', 'tiered store', 330], ['consumer', 'consumer', 490]]],
+    [3, 640, 40, [['broker-0', 'broker 0', 40], ['broker-1', 'broker 1', 180], ['broker-2', 'broker 2', 320], ['tiered', 'tiered store', 460], ['consumer', 'consumer', 600]]],
+    [0, 100, 10, [['tiered', 'tiered store', 10], ['consumer', 'consumer', 90]]],
+  ])('%i brokers, width %i, margin %i', (brokers, width, left, expected) => {
+    const cols = sequenceColumns(brokers, width, left);
+    expect(cols.map((c) => [c.id, c.label, c.x])).toEqual(expected);
+    const gaps = cols.slice(1).map((c, i) => c.x - cols[i].x);
+    for (const g of gaps) expect(g).toBeCloseTo(gaps[0]);
+    expect(cols[0].x).toBe(left);
+    expect(cols[cols.length - 1].x).toBeCloseTo(width - left);
+  });
+
+  test('the default margin is 10', () => {
+    expect(sequenceColumns(1, 220)[0].x).toBe(10);
+    expect(sequenceColumns(1, 220).map((c) => c.x)).toEqual([10, 110, 210]);
+  });
+});
+
+describe('arrowFor', () => {
+  const at = { atMs: 42, topic: 'orders', partition: 0 };
+  test.each<[string, Record<string, unknown>, ReturnType<typeof arrowFor>]>([
+    [
+      'follower Fetch request',
+      { ...at, type: 'request', api: 'Fetch', source: 1, target: 0, correlationId: 1, fetchOffset: 0 },
+      { from: 'broker-1', to: 'broker-0', label: 'Fetch(0)', error: false, kind: 'request', atMs: 42 },
+    ],
+    [
+      'consumer Fetch request',
+      { ...at, type: 'request', api: 'Fetch', source: 'consumer', target: 0, correlationId: 2, fetchOffset: 15 },
+      { from: 'consumer', to: 'broker-0', label: 'Fetch(15)', error: false, kind: 'request', atMs: 42 },
+    ],
+    [
+      'ListOffsets -6 request',
+      { ...at, type: 'request', api: 'ListOffsets', source: 1, target: 0, correlationId: 3, timestamp: -6 },
+      { from: 'broker-1', to: 'broker-0', label: 'ListOffsets(-6)', error: false, kind: 'request', atMs: 42 },
+    ],
+    [
+      'OffsetsForLeaderEpoch request',
+      { ...at, type: 'request', api: 'OffsetsForLeaderEpoch', source: 2, target: 0, correlationId: 4, leaderEpoch: 3 },
+      { from: 'broker-2', to: 'broker-0', label: 'OffsetsForLeaderEpoch(3)', error: false, kind: 'request', atMs: 42 },
+    ],
+    [
+      'Fetch error response',
+      { ...at, type: 'response', api: 'Fetch', source: 0, target: 1, correlationId: 1, error: 'OFFSET_MOVED_TO_TIERED_STORAGE', fetchOffset: 0 },
+      { from: 'broker-0', to: 'broker-1', label: 'OFFSET_MOVED_TO_TIERED_STORAGE', error: true, kind: 'response', atMs: 42 },
+    ],
+    [
+      'Fetch records response',
+      { ...at, type: 'response', api: 'Fetch', source: 0, target: 1, correlationId: 5, error: null, records: 50, servedFrom: 'local' },
+      { from: 'broker-0', to: 'broker-1', label: '50 records', error: false, kind: 'response', atMs: 42 },
+    ],
+    [
+      'remote read to a consumer',
+      { ...at, type: 'response', api: 'Fetch', source: 0, target: 'consumer', correlationId: 6, error: null, records: 10, servedFrom: 'remote' },
+      { from: 'broker-0', to: 'consumer', label: '10 records (remote)', error: false, kind: 'response', atMs: 42 },
+    ],
+    [
+      'ListOffsets response',
+      { ...at, type: 'response', api: 'ListOffsets', source: 0, target: 1, correlationId: 3, error: null, timestamp: -6, offset: 150, leaderEpoch: 0 },
+      { from: 'broker-0', to: 'broker-1', label: 'offset 150', error: false, kind: 'response', atMs: 42 },
+    ],
+    [
+      'OffsetsForLeaderEpoch response',
+      { ...at, type: 'response', api: 'OffsetsForLeaderEpoch', source: 0, target: 2, correlationId: 4, error: null, leaderEpoch: 3, endOffset: 120 },
+      { from: 'broker-0', to: 'broker-2', label: 'epoch 3 ends 120', error: false, kind: 'response', atMs: 42 },
+    ],
+    [
+      'object store GET',
+      { ...at, type: 'objectStore', op: 'get', store: 'tiered', key: 'orders-0/00000000000000000100-init-100.snapshot', bytes: 70, ok: true, broker: 1 },
+      { from: 'broker-1', to: 'tiered', label: 'GET .snapshot', error: false, kind: 'objectStore', atMs: 42 },
+    ],
+    [
+      'failed object store PUT',
+      { ...at, type: 'objectStore', op: 'put', store: 'tiered', key: 'orders-0/seg.log', bytes: 0, ok: false, error: 'unavailable', broker: 0 },
+      { from: 'broker-0', to: 'tiered', label: 'PUT .log ✖ unavailable', error: true, kind: 'objectStore', atMs: 42 },
+    ],
+    [
+      'fetcher backoff',
+      { ...at, type: 'fetcher', action: 'delayed', broker: 1, delayMs: 1000, retryAtMs: 1042 },
+      { from: 'broker-1', to: 'broker-1', label: 'backoff 1000 ms → retry at 1042 ms', error: false, kind: 'backoff', atMs: 42 },
+    ],
+    ['another fetcher entry: no arrow', { ...at, type: 'fetcher', action: 'started', broker: 1 }, null],
+    ['a log entry: no arrow', { ...at, type: 'log', broker: 0 }, null],
+  ])('%s', (_name, entry, arrow) => {
+    expect(arrowFor(entry as TraceEntry)).toEqual(arrow);
+  });
+
+  test('every request, response and object-store entry of a real run has an arrow to known columns', () => {
+    const s = new Session(loadBundled('kip1023-remote-storage-error'));
+    s.runToEnd();
+    const cols = new Set(sequenceColumns(s.kernel.scenario.brokers, 600).map((c) => c.id));
+    let n = 0;
+    for (const e of s.kernel.trace) {
+      const a = arrowFor(e);
+      if (e.type === 'request' || e.type === 'response' || e.type === 'objectStore') expect(a).not.toBeNull();
+      if (a === null) continue;
+      n++;
+      expect(cols.has(a.from), a.from).toBe(true);
+      expect(cols.has(a.to), a.to).toBe(true);
+      expect(a.label.length).toBeGreaterThan(0);
+    }
+    expect(n).toBeGreaterThan(10);
+  });
+});
+
+// ------------------------------------------------------------------ url.ts
+
+const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+
+describe('url state', () => {
+  const actions: RecordedAction[] = [
+    { step: 0, action: { kind: 'setConfig', values: { 'follower.fetch.last.tiered.offset.enable': true } } },
+    { step: 3, action: { kind: 'produce', topic: 'orders', partition: 0, records: 100, acks: 'all' } },
+    { step: 7, action: { kind: 'objectStore', available: false, store: 'tiered' } },
+    { step: 9, action: { kind: 'crash', broker: 1 } },
+  ];
+
+  test.each<[string, UrlState]>([
+    ['a bundled scenario at step 0', { scenario: 'kip1023-bootstrap', step: 0, actions: [] }],
+    ['seed, partition, step and actions', { scenario: 'classic-two-rounds', seed: 4294967295, step: 12, actions, partition: 'orders-1' }],
+    ['a pasted scenario (non-ASCII text) with actions', { source: 'name: Über-Szenario ✓ \u{1F680}\nbrokers: 2\nuntil: 3000\n', step: 5, actions }],
+    ['no step', { scenario: 'kip1023-no-jump', actions: [] }],
+  ])('round trip: %s', (_name, state) => {
+    const q = encodeUrlState(state);
+    const { state: back, problems } = decodeUrlState(`?${q}`);
+    expect(problems).toEqual([]);
+    expect(back).toEqual(state);
+    // Without the leading "?" too.
+    expect(decodeUrlState(q).state).toEqual(state);
+  });
+
+  test('the encoding is URL-safe and leaves out what is empty', () => {
+    const q = encodeUrlState({ source: '??>>>~~~ÿÿÿ'.repeat(20), step: 1, actions });
+    const p = new URLSearchParams(q);
+    for (const key of ['src', 'actions']) expect(p.get(key)).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(encodeUrlState({ scenario: 'x', actions: [] })).toBe('scenario=x');
+  });
+
+  test('a pasted source wins over a scenario id', () => {
+    const q = encodeUrlState({ scenario: 'kip1023-bootstrap', source: 'name: mine', actions: [] });
+    expect(new URLSearchParams(q).has('scenario')).toBe(false);
+    expect(decodeUrlState(q).state).toEqual({ source: 'name: mine', actions: [] });
+  });
+
+  test.each<[string, string, UrlState, string[]]>([
+    ['seed not a number', 'scenario=a&seed=abc&step=2', { scenario: 'a', step: 2, actions: [] }, ['seed: expected a whole number, got "abc"']],
+    ['negative and exponent', 'seed=1e3&step=-1', { actions: [] }, ['seed: expected a whole number, got "1e3"', 'step: expected a whole number, got "-1"']],
+    ['fractional step', 'step=2.5&seed=7', { seed: 7, actions: [] }, ['step: expected a whole number, got "2.5"']],
+    ['above 32 bits', 'step=4294967296&seed=4294967295', { seed: 4294967295, actions: [] }, ['step: expected a whole number, got "4294967296"']],
+    ['empty values', 'seed=&step=', { actions: [] }, ['seed: expected a whole number, got ""', 'step: expected a whole number, got ""']],
+    ['actions not base64', 'scenario=a&actions=!!!', { scenario: 'a', actions: [] }, ['actions: not readable']],
+    ['actions not JSON', `actions=${b64url('[{step: 1')}`, { actions: [] }, ['actions: not readable']],
+    ['actions not a list', `actions=${b64url('{"step":1}')}`, { actions: [] }, ['actions: not readable']],
+    [
+      'a bad entry among good ones',
+      `step=3&actions=${b64url(JSON.stringify([{ step: 'x', action: { kind: 'produce' } }, null, { step: 1, action: { kind: 'crash', broker: 0 } }, { step: 2 }, { step: 1.5, action: { kind: 'crash' } }]))}`,
+      { step: 3, actions: [{ step: 1, action: { kind: 'crash', broker: 0 } }] },
+      Array(4).fill('actions: an entry is not a recorded action'),
+    ],
+    ['src not base64', 'src=!!!&step=1', { step: 1, actions: [] }, ['src: not a readable scenario']],
+  ])('malformed: %s is reported and left out', (_name, search, state, problems) => {
+    const r = decodeUrlState(`?${search}`);
+    expect(r.problems).toEqual(problems);
+    expect(r.state).toEqual(state);
+  });
+});
+
+// ------------------------------------------------------------------ machines.ts
+
+const MACHINES = { fetcher: followerFetcherMachine, leader: leaderPartitionMachine, rlm: remoteLogManagerMachine } as const;
+const trees = Object.fromEntries(Object.entries(MACHINES).map(([name, m]) => [name, stateTree(m.root)])) as Record<MachineName, ReturnType<typeof stateTree>>;
+const leaves = (name: MachineName) => {
+  const paths = trees[name].map((r) => r.path);
+  return new Set(paths.filter((p) => !paths.some((q) => q.startsWith(`${p}.`))));
+};
+
+describe('stateTree', () => {
+  test('the follower fetcher tree holds the KIP-1023 and classic states as dot paths', () => {
+    const rows = trees.fetcher;
+    const byPath = new Map(rows.map((r) => [r.path, r]));
+    expect(byPath.get('kip1023')).toMatchObject({ key: 'kip1023', depth: 0 });
+    expect(byPath.get('kip1023.awaitingEarliestOffset')).toMatchObject({ key: 'awaitingEarliestOffset', depth: 1 });
+    expect(byPath.get('kip1023.awaitingEarliestPendingUploadOffset')).toMatchObject({ key: 'awaitingEarliestPendingUploadOffset', depth: 1 });
+    expect(byPath.get('kip1023.awaitingEarliestLocalOffset')).toMatchObject({ depth: 1 });
+    expect(byPath.get('tieredOffset.awaitingEarliestLocalOffset')).toMatchObject({ depth: 1 });
+    for (const p of ['fetching', 'delayed', 'failed', 'buildingAuxState.lookingUpRemoteSegment']) expect(byPath.has(p), p).toBe(true);
+  });
+
+  test('rows are depth-first: every child follows its parent, with depth = dots in the path', () => {
+    for (const rows of Object.values(trees)) {
+      expect(rows.length).toBeGreaterThan(1);
+      expect(new Set(rows.map((r) => r.path)).size).toBe(rows.length);
+      rows.forEach((r, i) => {
+        expect(r.depth).toBe(r.path.split('.').length - 1);
+        expect(r.path.endsWith(r.key)).toBe(true);
+        if (r.depth > 0) {
+          const parent = r.path.slice(0, r.path.lastIndexOf('.'));
+          const pi = rows.findIndex((x) => x.path === parent);
+          expect(pi).toBeGreaterThanOrEqual(0);
+          expect(pi).toBeLessThan(i);
+        }
+      });
+    }
+  });
+
+  test.each<[unknown, string]>([
+    ['fetching', 'fetching'],
+    [{ kip1023: 'awaitingEarliestPendingUploadOffset' }, 'kip1023.awaitingEarliestPendingUploadOffset'],
+    [{ tieredOffset: 'awaitingEarliestLocalOffset' }, 'tieredOffset.awaitingEarliestLocalOffset'],
+    [{ buildingAuxState: 'lookingUpRemoteSegment' }, 'buildingAuxState.lookingUpRemoteSegment'],
+  ])("the kernel's stateName(%j) is a leaf of the fetcher tree", (value, path) => {
+    expect(stateName(value)).toBe(path);
+    expect(leaves('fetcher').has(path)).toBe(true);
+  });
+
+  const bundled = readdirSync(join(ROOT, 'scenarios'))
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.replace(/\.yaml$/, ''));
+
+  test.each(bundled)('every state the kernel reports in %s is a leaf path of its tree', (id) => {
+    const s = new Session(loadBundled(id));
+    const seen: Record<MachineName, Set<string>> = { fetcher: new Set(), leader: new Set(), rlm: new Set() };
+    const record = () => {
+      for (const key of s.kernel.state.partitionOrder) {
+        for (const b of s.kernel.state.partitions[key].replicas) {
+          for (const name of Object.keys(MACHINES) as MachineName[]) {
+            const st = s.kernel.machineState(b, key, name);
+            if (st !== '') seen[name].add(st);
+          }
+        }
+      }
+    };
+    record();
+    while (s.forward()) record();
+    // The transitions the trace records use the same names.
+    for (const e of s.kernel.trace as Array<Record<string, unknown>>) {
+      const name = typeof e.type === 'string' && e.type.endsWith('State') ? (e.type.replace(/State$/, '') as MachineName) : null;
+      if (name === null || !(name in MACHINES)) continue;
+      for (const v of [e.from, e.to]) if (typeof v === 'string' && v !== '') seen[name].add(v);
+    }
+    for (const name of Object.keys(MACHINES) as MachineName[]) {
+      const ok = leaves(name);
+      for (const st of seen[name]) expect(ok.has(st), `${name}: ${st}`).toBe(true);
+    }
+    expect(seen.fetcher.size + seen.leader.size + seen.rlm.size).toBeGreaterThan(0);
+  });
+});
