@@ -6,7 +6,7 @@ const scenario = process.argv[2] ?? 'steady-state-upload';
 const base = process.argv[3] ?? 'http://127.0.0.1:4173/';
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: (process.env.CHROME_ARGS ?? '--no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync').split(' '),
 });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 await page.goto(`${base}?scenario=${scenario}`);
@@ -25,10 +25,13 @@ const deltas = await page.evaluate(async () => {
 });
 const frameTimes = await page.evaluate(() => window.tierscope.frameTimes);
 const steps = await page.evaluate(() => window.tierscope.step);
+const parts = await page.evaluate(() => window.tierscope.refreshTimes);
+const partP95 = [0, 1, 2, 3].map((i) => { const s = parts.map((p) => p[i]).sort((a, b) => a - b); return +s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)].toFixed(2); });
 const p = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]; };
 console.log(JSON.stringify({
   scenario, steps, frames: frameTimes.length,
   frameWorkMsP50: +p(frameTimes, 0.5).toFixed(2), frameWorkMsP95: +p(frameTimes, 0.95).toFixed(2), frameWorkMsMax: +Math.max(...frameTimes).toFixed(2),
+  p95Parts: { stepping: partP95[0], refresh: partP95[1], domUpdate: partP95[2], layout: partP95[3] },
   rafIntervalMsP50: +p(deltas, 0.5).toFixed(2), rafIntervalMsP95: +p(deltas, 0.95).toFixed(2),
 }));
 await browser.close();
