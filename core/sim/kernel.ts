@@ -240,6 +240,16 @@ function clone<T>(x: T): T {
   return JSON.parse(JSON.stringify(x)) as T;
 }
 
+/**
+ * A deep copy that shares record batches: a batch never changes once written, so copying
+ * the lists that hold them is enough (this keeps checkpoints cheap on long runs).
+ */
+function cloneSharingBatches<T>(x: T): T {
+  const lists: unknown[][] = [];
+  const text = JSON.stringify(x, (k, v) => (k === 'batches' && Array.isArray(v) ? (lists.push(v), lists.length - 1) : v));
+  return JSON.parse(text, (k, v) => (k === 'batches' && typeof v === 'number' ? lists[v].slice() : v)) as T;
+}
+
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
@@ -321,8 +331,9 @@ export class Kernel {
     (k as { scenario: Scenario }).scenario = scenario;
     (k as { seed: number }).seed = cp.seed;
     k.store = options.store ?? new MemoryObjectStore();
-    k.store.restore(clone(cp.store));
-    k.state = clone(cp.state);
+    // Stored objects are never changed in place, so the store's maps are copied, not its objects.
+    k.store.restore(cp.store);
+    k.state = cloneSharingBatches(cp.state);
     k.trace = cp.trace.slice();
     k.pendingLeaderRequests = [];
     k.onDeliver = null;
@@ -345,7 +356,7 @@ export class Kernel {
       const p = (MACHINES[name] as typeof followerFetcherMachine).getPersistedSnapshot(snap as never) as unknown as { value: unknown; context: unknown };
       machines[id] = clone({ value: p.value, context: p.context });
     }
-    return { seed: this.seed, state: clone(this.state), machines, store: clone(this.store.snapshot()), trace: this.trace.slice() };
+    return { seed: this.seed, state: cloneSharingBatches(this.state), machines, store: this.store.snapshot(), trace: this.trace.slice() };
   }
 
   // ------------------------------------------------------------------ set-up
