@@ -35,7 +35,21 @@ const TOP: ReadonlySet<MarkerField> = new Set(['logStartOffset', 'localLogStartO
 
 export function xScale(p: PartitionView, left: number, right: number) {
   const [lo, hi] = offsetExtent(p);
-  return scaleLinear().domain([lo, hi]).range([left, Math.max(left + 1, right)]);
+  return scaleLinear().domain([lo, stableUpperBound(lo, hi)]).range([left, Math.max(left + 1, right)]);
+}
+
+/**
+ * The scale's upper end grows in steps (the next of 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k
+ * above `hi`), so while a log grows the picture does not rescale at every step: segments
+ * keep their places and only new ones are drawn.
+ */
+export function stableUpperBound(lo: number, hi: number): number {
+  const span = Math.max(1, hi - lo);
+  const magnitude = 10 ** Math.floor(Math.log10(span));
+  for (const f of [1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) {
+    if (f * magnitude >= span) return lo + f * magnitude;
+  }
+  return lo + 10 * magnitude;
 }
 
 /** The markers of one replica with known offsets (-1 and null are left out), labels in rows. */
