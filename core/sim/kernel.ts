@@ -10,7 +10,8 @@
  * Leaves out: the controller's quorum (elections are immediate and clean), fetch
  * sessions, quotas, transactions, compaction.
  */
-import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
+import { type AnyMachineSnapshot, initialTransition } from 'xstate';
+import { pureTransition } from './pure-transition.js';
 import {
   type BrokerConfig,
   type ConfigValue,
@@ -708,7 +709,7 @@ export class Kernel {
     const machine = MACHINES[name] as typeof followerFetcherMachine;
     const before = stateName(snap.value);
     this.onDeliver?.({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
-    const [next, actions] = transition(machine, snap as never, event as never);
+    const [next, actions] = pureTransition(machine as never, snap as never, event);
     this.machines[id] = next as AnyMachineSnapshot;
     const after = stateName(next.value);
     const part = this.state.partitions[key];
