@@ -80,7 +80,6 @@ function highWatermarkOf(context: LeaderPartitionContext, isr: number[], leaderL
     const f = followers[String(b)];
     hw = Math.min(hw, f === undefined ? 0 : f.logEndOffset);
   }
-  void context;
   return hw;
 }
 

@@ -396,7 +396,6 @@ export class Kernel {
 
   /** The leader's log at t = 0 from the scenario's `initial` segments. */
   private buildInitialLog(part: PartitionState, leader: ReplicaState, initial: Scenario['topics'][number]['initial'][number]): void {
-    const cfg = this.state.topicConfigs[part.topic];
     const model = this.state.model;
     const epochs: EpochEntry[] = initial.leaderEpochs.map(([e, s]) => [e, s] as EpochEntry);
     const first = initial.segments[0];
@@ -469,7 +468,6 @@ export class Kernel {
     const derived = remoteMetas.length > 0 ? remoteMetas[remoteMetas.length - 1].endOffset : -1;
     leader.highestOffsetInRemoteStorage = initial.highestOffsetInRemoteStorage ?? derived;
     part.nextSequence = sequence;
-    void cfg;
   }
 
   /** The objects a copy writes: the segment, its offset index, the leader-epoch checkpoint and the producer snapshot. */
