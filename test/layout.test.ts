@@ -16,7 +16,7 @@ import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, ty
 import { type MachineName, stateName } from '../core/sim/kernel.js';
 import { replicaJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
-import { arrowFor, assignRows, MARKERS, replicaMarkers, sequenceColumns, xScale, stableUpperBound } from '../web/lib/layout.js';
+import { arrowFor, assignRows, MARKERS, replicaMarkers, sequenceColumns, share, stableUpperBound, xScale } from '../web/lib/layout.js';
 import { stateTree } from '../web/lib/machines.js';
 import { decodeUrlState, encodeUrlState, type UrlState } from '../web/lib/url.js';
 import { loadBundled, ROOT } from './support/run.js';
@@ -519,5 +519,29 @@ describe('stateTree', () => {
       for (const st of seen[name]) expect(ok.has(st), `${name}: ${st}`).toBe(true);
     }
     expect(seen.fetcher.size + seen.leader.size + seen.rlm.size).toBeGreaterThan(0);
+  });
+});
+
+describe('share (structural sharing of views)', () => {
+  test('unchanged parts keep their identity; changed parts and their parents do not', () => {
+    const prev = { a: { x: 1, list: [{ k: 1 }, { k: 2 }] }, b: { y: 2 } };
+    const next = { a: { x: 1, list: [{ k: 1 }, { k: 3 }] }, b: { y: 2 } };
+    const out = share(prev, next);
+    expect(out).toEqual(next);
+    expect(out.b).toBe(prev.b);
+    expect(out.a).not.toBe(prev.a);
+    expect(out.a.list[0]).toBe(prev.a.list[0]);
+    expect(out.a.list[1]).not.toBe(prev.a.list[1]);
+    expect(share(prev, structuredClone(prev))).toBe(prev);
+  });
+
+  test('a real run: the shared view equals the fresh one at every step', () => {
+    const s = new Session(loadBundled('kip1023-leader-epochs'));
+    let view = buildView(s.kernel);
+    while (s.forward()) {
+      const fresh = buildView(s.kernel);
+      view = share(view, fresh);
+      expect(view).toEqual(fresh);
+    }
   });
 });

@@ -132,3 +132,30 @@ export function arrowFor(e: TraceEntry): Arrow | null {
   }
   return null;
 }
+
+/**
+ * Structural sharing: returns `next`, but with every part that equals the same part of
+ * `prev` replaced by `prev`'s object, so components fed unchanged parts do no work.
+ */
+export function share<T>(prev: T, next: T): T {
+  if (prev === next) return prev;
+  if (typeof prev !== 'object' || typeof next !== 'object' || prev === null || next === null) return next;
+  if (Array.isArray(prev) !== Array.isArray(next)) return next;
+  let same = true;
+  if (Array.isArray(next)) {
+    const p = prev as unknown as unknown[];
+    const out = next.map((v, i) => (i < p.length ? share(p[i], v) : v));
+    if (out.length !== p.length || out.some((v, i) => v !== p[i])) same = false;
+    return (same ? prev : out) as T;
+  }
+  const p = prev as Record<string, unknown>;
+  const n = next as Record<string, unknown>;
+  const keys = Object.keys(n);
+  if (keys.length !== Object.keys(p).length) same = false;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    out[k] = share(p[k], n[k]);
+    if (out[k] !== p[k]) same = false;
+  }
+  return (same ? prev : out) as T;
+}

@@ -12,6 +12,7 @@ import { buildView, type RunView } from '../../core/session/view.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
 import { InspectionLog, type LogEntry } from './inspect.js';
+import { share } from './layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = as fast as frames allow
@@ -235,7 +236,8 @@ export class RunState {
     const s = this.session;
     if (!s) return;
     const k = s.kernel;
-    this.view = buildView(k);
+    // Unchanged parts keep their identity, so panels fed them skip their update.
+    this.view = this.view === null ? buildView(k) : share(this.view, buildView(k));
     this.step = s.step;
     this.done = s.done;
     this.nowMs = k.state.nowMs;
