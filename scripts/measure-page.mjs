@@ -1,9 +1,21 @@
 // Measures the walkthrough in Chromium: frame time while playing a scenario at full speed.
-// Usage: node scripts/measure-page.mjs [scenario] [baseUrl]   (serve the build first: npm run build && npm run preview)
+// Usage: node scripts/measure-page.mjs [scenario] [baseUrl]
+// Without baseUrl it builds the site and serves it with `vite preview` itself (port 4179).
+import { spawn, execSync } from 'node:child_process';
 import { chromium } from '@playwright/test';
 
 const scenario = process.argv[2] ?? 'steady-state-upload';
-const base = process.argv[3] ?? 'http://127.0.0.1:4173/';
+let base = process.argv[3];
+let server = null;
+if (!base) {
+  execSync('npx vite build', { stdio: 'ignore' });
+  server = spawn('npx', ['vite', 'preview', '--port', '4179', '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
+  base = 'http://127.0.0.1:4179/';
+  for (let i = 0; i < 50; i++) {
+    try { if ((await fetch(base)).ok) break; } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: (process.env.CHROME_ARGS ?? '--no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync').split(' '),
@@ -35,3 +47,4 @@ console.log(JSON.stringify({
   rafIntervalMsP50: +p(deltas, 0.5).toFixed(2), rafIntervalMsP95: +p(deltas, 0.95).toFixed(2),
 }));
 await browser.close();
+if (server) process.kill(-server.pid);

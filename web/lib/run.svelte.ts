@@ -15,7 +15,7 @@ import { InspectionLog, type LogEntry } from './inspect.js';
 import { share } from './layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
 
-export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = as fast as frames allow
+export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = full speed, one step every frame
 export type Speed = (typeof SPEEDS)[number];
 
 export interface NarrationLine {
@@ -195,8 +195,9 @@ export class RunState {
       this.lastFrame = t;
       let steps = 0;
       if (this.speed === 0) {
-        // Full speed: as many steps as fit in 2 ms, leaving the rest of the frame to drawing.
-        while (performance.now() - started < 2 && this.session!.forward()) steps++;
+        // Full speed: one visible step every frame (about 60 steps a second), so every step
+        // is drawn and a frame's work stays small.
+        if (this.session!.forward()) steps++;
       } else {
         this.carry += (dt / 1000) * this.speed;
         while (this.carry >= 1 && this.session!.forward()) {
