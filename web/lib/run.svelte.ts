@@ -64,6 +64,8 @@ export class RunState {
   done = $state(false);
   nowMs = $state(0);
   playing = $state(false);
+  /** The last move was a jump (scrub, End, restart, a link): draw it at once, without transitions. */
+  instant = $state(true);
   speed = $state<Speed>(5);
   partitionKey = $state<string | null>(null);
   narration = $state.raw<NarrationLine[]>([]);
@@ -149,18 +151,21 @@ export class RunState {
   }
 
   forward(): void {
+    this.instant = false;
     if (this.session?.forward()) this.refresh();
     else if (this.session) this.stop();
   }
 
   back(): void {
     this.stop();
+    this.instant = false;
     this.session?.back();
     this.refresh();
   }
 
   goTo(n: number): void {
     if (!this.session) return;
+    this.instant = true;
     this.session.goTo(Math.min(n, this.totalSteps));
     this.refresh();
   }
@@ -186,6 +191,7 @@ export class RunState {
     if (this.playing || !this.session) return;
     if (this.session.done) this.goTo(0);
     this.playing = true;
+    this.instant = false;
     this.lastFrame = performance.now();
     this.carry = 0;
     const frame = (t: number) => {
