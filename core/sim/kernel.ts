@@ -754,8 +754,8 @@ export class Kernel {
           if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
         }
         this.state.metrics.bytesFetchedByFollowers += bytes;
-        updateHighWatermark(r.log, Math.min(p.highWatermark as number, logEndOffset(r.log)));
-        if (r.log.highWatermark < (p.highWatermark as number)) r.log.highWatermark = Math.min(p.highWatermark as number, logEndOffset(r.log));
+        // Kafka's follower: HW = min(leader HW, own LEO) (it may go down after a leader change).
+        updateHighWatermark(r.log, p.highWatermark as number);
         maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
         return;
       }
