@@ -3,7 +3,8 @@
  * JSON against the contract, narration, exit codes, bad input without stack traces.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ROOT } from './support/run.js';
@@ -89,6 +90,22 @@ describe('CLI', () => {
     expect(o.code).toBe(2);
     expect(o.stderr).toContain('unknown option --frobnicate');
     expect(cli('run', 'kip1023-bootstrap', '--seed', 'x').code).toBe(2);
+  });
+
+  test('--store fs --dir writes Kafka-format objects and prints the same JSON as memory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-cli-fs-'));
+    try {
+      const mem = cli('run', 'kip1023-leader-epochs', '--json');
+      const fs = cli('run', 'kip1023-leader-epochs', '--json', '--store', 'fs', '--dir', dir);
+      expect(fs.code).toBe(0);
+      expect(fs.stdout).toBe(mem.stdout);
+      expect(readdirSync(join(dir, 'tiered', 'orders-0')).some((f) => f.endsWith('.log'))).toBe(true);
+      const noDir = cli('run', 'kip1023-leader-epochs', '--store', 'fs');
+      expect(noDir.code).toBe(2);
+      expect(noDir.stderr).toContain('--store fs needs --dir PATH');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('--help on every command', () => {

@@ -10,6 +10,7 @@ import type { InputProblem, Scenario } from '../../core/scenario/types.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
+import { FsObjectStore } from '../stores/fs-store.js';
 
 export const EXIT = { ok: 0, badInput: 2, storeFailed: 3, violation: 129 } as const;
 
@@ -37,7 +38,8 @@ without its extension (see 'list').
 Options:
   --json               print exactly one JSON document on stdout (docs/CONTRACT.md)
   --seed N             override the scenario's seed (integer 0..4294967295)
-  --store memory       where tiered objects go (memory is the only store in this version)
+  --store memory|fs    where tiered objects go: memory (default), or a directory
+  --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
   --trace-out FILE     also write the trace as JSON lines to FILE
   --verbose            narrate every step, including machine state changes and empty fetches
   --help               this text
@@ -66,6 +68,7 @@ interface Flags {
   help: boolean;
   seed?: number;
   store: string;
+  dir?: string;
   traceOut?: string;
 }
 
@@ -101,6 +104,9 @@ function parseFlags(args: string[]): Flags {
         break;
       case '--trace-out':
         f.traceOut = value();
+        break;
+      case '--dir':
+        f.dir = value();
         break;
       default:
         if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
@@ -157,14 +163,24 @@ export function listScenarios(): Array<{ file: string; name: string; description
 function cmdRun(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.run), EXIT.ok;
   if (flags.positional.length !== 1) throw new UsageError('run needs exactly one FILE');
-  if (flags.store !== 'memory') {
-    io.err(`--store ${flags.store}: not available in this version; only --store memory runs (the fs and S3 stores are planned)`);
+  if (flags.store === 's3') {
+    io.err('--store s3: not available in this version yet; use --store memory or --store fs --dir PATH');
     return EXIT.badInput;
   }
+  if (flags.store === 'fs' && flags.dir === undefined) throw new UsageError('--store fs needs --dir PATH');
   const file = flags.positional[0];
   const loaded = loadScenario(file);
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
-  const kernel = new Kernel(loaded.scenario, flags.seed !== undefined ? { seed: flags.seed } : {});
+  let store: FsObjectStore | undefined;
+  if (flags.store === 'fs') {
+    try {
+      store = new FsObjectStore(flags.dir!);
+    } catch (e) {
+      io.err(`--store fs: cannot use ${flags.dir}: ${(e as Error).message}`);
+      return EXIT.storeFailed;
+    }
+  }
+  const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}) });
   let printed = 0;
   const narrator = new Narrator(flags.verbose);
   if (!flags.json) {
