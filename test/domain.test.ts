@@ -495,6 +495,7 @@ describe('partition log', () => {
 function meta(id: string, baseOffset: number, endOffset: number, state: RemoteSegmentState, epochs: EpochEntry[]): RemoteSegmentMetadata {
   return {
     segmentId: id,
+    batchIndex: [],
     topic: 't',
     partition: 0,
     baseOffset,

@@ -50,6 +50,7 @@ function meta(baseOffset: number, endOffset: number, o: Partial<RemoteSegmentMet
   const segmentId = `r-${baseOffset}`;
   return {
     segmentId,
+    batchIndex: [],
     topic: 't',
     partition: 0,
     baseOffset,

@@ -43,6 +43,22 @@ export interface RemoteSegmentMetadata {
   maxTimestampMs: number;
   /** Object keys of the segment's files in the tiered store. */
   objectKeys: RemoteSegmentObjectKeys;
+  /**
+   * The segment's offset index as the leader holds it (Kafka's RemoteIndexCache, modelled
+   * as warm): per batch [baseOffset, lastOffset, position, bytes], positions in model bytes.
+   */
+  batchIndex: Array<[number, number, number, number]>;
+}
+
+/** The offset index of a segment's batches (positions in model bytes). */
+export function batchIndexOf(batches: ReadonlyArray<{ baseOffset: number; lastOffset: number; bytes: number }>): Array<[number, number, number, number]> {
+  const out: Array<[number, number, number, number]> = [];
+  let pos = 0;
+  for (const b of batches) {
+    out.push([b.baseOffset, b.lastOffset, pos, b.bytes]);
+    pos += b.bytes;
+  }
+  return out;
 }
 
 export interface RemoteSegmentObjectKeys {

@@ -57,6 +57,7 @@ import { type ProducerEntry, restoreProducerState, snapshotProducerState } from 
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import {
   type RemoteSegmentMetadata,
+  batchIndexOf,
   findHighestRemoteOffset,
   findRemoteSegment,
   objectKeysFor,
@@ -199,7 +200,7 @@ export interface KernelState {
   /** Produce latencies (ms) by acks, client in the leader's zone (one round trip included). */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
   /** Consumer Fetches waiting for a remote read, by message id. */
-  pendingConsumerReads: Record<string, { msg: Message; batches: RecordBatch[] }>;
+  pendingConsumerReads: Record<string, { msg: Message; batchBaseOffsets: number[] }>;
   violations: Violation[];
   violationKeys: Record<string, true>;
   metrics: Metrics;
@@ -454,6 +455,7 @@ export class Kernel {
           sizeBytes: seg.bytes,
           maxTimestampMs: 0,
           objectKeys: keys,
+          batchIndex: batchIndexOf(batches),
         };
         remoteMetas.push(meta);
         this.writeSegmentObjects(meta, batches, checkpointUpTo(epochs, s.endOffset), snapshotProducerState(log.producers, s.endOffset + 1));
@@ -916,6 +918,7 @@ export class Kernel {
       sizeBytes: seg.bytes,
       maxTimestampMs: seg.maxTimestampMs,
       objectKeys: objectKeysFor(part.topic, part.partition, baseOffset, segmentId),
+      batchIndex: batchIndexOf(seg.batches),
     };
     part.remoteMetadata.push(meta);
     this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
@@ -1453,21 +1456,20 @@ export class Kernel {
     if (offset < log.localLogStartOffset && this.tiered(msg.key)) {
       const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
       if (seg === undefined) return this.reply(msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' }, broker);
-      const stored = this.store.snapshot().tiered[seg.objectKeys.log];
-      const batches = stored?.body.kind === 'segment' ? stored.body.batches : [];
-      let start = 0;
+      // The byte range comes from the segment's offset index (the leader's remote index
+      // cache), then one ranged GET reads just those batches.
+      let start = -1;
       let end = 0;
-      let pos = 0;
-      const picked: RecordBatch[] = [];
-      for (const b of batches) {
-        if (b.lastOffset >= offset && b.baseOffset < log.highWatermark && (picked.length === 0 || end - start + b.bytes <= (msg.body.maxBytes as number))) {
-          if (picked.length === 0) start = pos;
-          picked.push(b);
-          end = pos + b.bytes;
-        }
-        pos += b.bytes;
+      const picked: number[] = [];
+      for (const [base, last, pos, bytes] of seg.batchIndex) {
+        if (last < offset || base >= log.highWatermark) continue;
+        if (picked.length > 0 && end - start + bytes > (msg.body.maxBytes as number)) break;
+        if (picked.length === 0) start = pos;
+        picked.push(base);
+        end = pos + bytes;
       }
-      this.state.pendingConsumerReads[String(msg.msgId)] = { msg, batches: picked };
+      if (picked.length === 0) return this.reply(msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset }, broker);
+      this.state.pendingConsumerReads[String(msg.msgId)] = { msg, batchBaseOffsets: picked };
       return this.storeOp(broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [start, Math.max(start, end - 1)] }, msg.msgId, 'consumerRead');
     }
     const batches = readBatches(log, offset, msg.body.maxBytes as number).filter((b) => b.lastOffset < log.highWatermark);
@@ -1483,7 +1485,10 @@ export class Kernel {
     m.count++;
     m.bytes += ev.result.bytes;
     if (!ev.result.ok) return this.reply(pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' }, ev.broker);
-    this.reply(pending.msg, { error: null, batches: pending.batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset }, ev.broker);
+    const body = ev.result.object?.body;
+    const wanted = new Set(pending.batchBaseOffsets);
+    const batches = body?.kind === 'segment' ? body.batches.filter((b) => wanted.has(b.baseOffset)) : [];
+    this.reply(pending.msg, { error: null, batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset }, ev.broker);
   }
 
   private onConsumerResponse(msg: Message): void {
