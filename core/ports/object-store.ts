@@ -31,9 +31,14 @@ export interface ObjectStoreResult {
   error?: string;
 }
 
-/** A synchronous backend (in memory). Asynchronous ones live in the Node shell. */
+/**
+ * A store backend. Synchronous ones (memory, a directory) implement `execute`; an
+ * asynchronous one (S3) implements `executeAsync` too, and the kernel then awaits each
+ * request before its next step, so simulated time stands still while the store works.
+ */
 export interface ObjectStoreBackend {
   execute(request: ObjectStoreRequest): ObjectStoreResult;
+  executeAsync?(request: ObjectStoreRequest): Promise<ObjectStoreResult>;
   /** Every object, for checkpoints and the final state. */
   snapshot(): Record<StoreName, Record<string, StoredObject>>;
   restore(data: Record<StoreName, Record<string, StoredObject>>): void;

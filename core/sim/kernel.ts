@@ -338,6 +338,7 @@ export class Kernel {
     k.state = cloneSharingBatches(cp.state);
     k.trace = cp.trace.slice();
     k.pendingLeaderRequests = [];
+    k.pendingIo = [];
     k.onDeliver = null;
     k.machines = {};
     for (const [id, persisted] of Object.entries(cp.machines)) {
@@ -487,7 +488,16 @@ export class Kernel {
 
   /** Objects of an uploaded segment, written straight to the store (initial state only). */
   private writeSegmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): void {
-    for (const [key, object] of this.segmentObjects(meta, batches, epochs, producers)) this.store.execute({ op: 'put', store: 'tiered', key, object });
+    for (const [key, object] of this.segmentObjects(meta, batches, epochs, producers)) {
+      const req: ObjectStoreRequest = { op: 'put', store: 'tiered', key, object };
+      if (this.store.executeAsync) {
+        this.pendingIo.push(
+          this.store.executeAsync(req).then((r) => {
+            if (!r.ok) throw new Error(`writing the initial segment object ${key} failed: ${r.error ?? 'error'}`);
+          }),
+        );
+      } else this.store.execute(req);
+    }
   }
 
   private startCluster(): void {
@@ -1287,11 +1297,12 @@ export class Kernel {
     });
   }
 
-  private storeLatencyMs(req: ObjectStoreRequest, bytes: number): number {
+  /** Modelled latency, from the request alone (a real store's own timing never enters the run). */
+  private storeLatencyMs(req: ObjectStoreRequest): number {
     const m = this.state.model;
     switch (req.op) {
       case 'put':
-        return m.tieredPutLatencyMs + Math.floor(bytes / m.tieredPutBytesPerMs);
+        return m.tieredPutLatencyMs + Math.floor(req.object.bytes / m.tieredPutBytesPerMs);
       case 'get':
       case 'list':
         return m.tieredGetLatencyMs;
@@ -1300,13 +1311,66 @@ export class Kernel {
     }
   }
 
+  /** Requests to an asynchronous store issued in this step, awaited before the next. */
+  private pendingIo: Promise<void>[] = [];
+
+  /** Waits for every store request issued so far (asynchronous stores only). */
+  async settle(): Promise<void> {
+    while (this.pendingIo.length > 0) await Promise.all(this.pendingIo.splice(0));
+  }
+
+  /** One step, with the store's requests completed before it returns. */
+  async stepAsync(): Promise<boolean> {
+    await this.settle();
+    const more = this.step();
+    await this.settle();
+    return more;
+  }
+
   /** Issues an object-store request; the completion arrives after the modelled latency. */
   private storeOp(broker: number, key: string, req: ObjectStoreRequest, requestId: number, purpose: string): void {
     const available = this.state.storeAvailable[req.store];
-    const result: ObjectStoreResult = available ? this.store.execute(req) : { ok: false, bytes: 0, error: 'ServiceUnavailable' };
+    let result: ObjectStoreResult;
+    let pending: Promise<ObjectStoreResult> | null = null;
+    if (!available) result = { ok: false, bytes: 0, error: 'ServiceUnavailable' };
+    else if (this.store.executeAsync) {
+      result = { ok: false, bytes: 0 };
+      pending = this.store.executeAsync(req);
+    } else result = this.store.execute(req);
+    const index = this.trace.length;
+    this.trace.push(this.objectStoreEntry(broker, key, req, result, purpose));
+    push(this.state.queue, this.state.nowMs + this.storeLatencyMs(req), {
+      kind: 'storeDone',
+      broker,
+      key,
+      requestId,
+      purpose,
+      store: req.store,
+      objectKey: 'key' in req ? req.key : req.prefix,
+      result,
+    });
+    if (pending !== null) {
+      // The completion event and the trace entry get the real result before the next step.
+      const atMs = this.state.nowMs;
+      this.pendingIo.push(
+        pending.then(
+          (r) => {
+            Object.assign(result, r);
+            this.trace[index] = { ...this.objectStoreEntry(broker, key, req, result, purpose), atMs };
+          },
+          (e: unknown) => {
+            Object.assign(result, { ok: false, bytes: 0, error: (e as Error).message });
+            this.trace[index] = { ...this.objectStoreEntry(broker, key, req, result, purpose), atMs };
+          },
+        ),
+      );
+    }
+  }
+
+  private objectStoreEntry(broker: number, key: string, req: ObjectStoreRequest, result: ObjectStoreResult, purpose: string): TraceEntry {
     const part = this.state.partitions[key];
     const objectKey = 'key' in req ? req.key : req.prefix;
-    this.trace.push({
+    return {
       atMs: this.state.nowMs,
       type: 'objectStore',
       op: req.op,
@@ -1320,17 +1384,7 @@ export class Kernel {
       purpose,
       ...(result.error ? { error: result.error } : {}),
       ...(req.op === 'get' && req.range ? { range: req.range } : {}),
-    });
-    push(this.state.queue, this.state.nowMs + this.storeLatencyMs(req, result.bytes), {
-      kind: 'storeDone',
-      broker,
-      key,
-      requestId,
-      purpose,
-      store: req.store,
-      objectKey,
-      result,
-    });
+    };
   }
 
   private onStoreDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {

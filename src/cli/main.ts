@@ -11,6 +11,7 @@ import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { FsObjectStore } from '../stores/fs-store.js';
+import { S3ObjectStore } from '../stores/s3-store.js';
 
 export const EXIT = { ok: 0, badInput: 2, storeFailed: 3, violation: 129 } as const;
 
@@ -38,8 +39,14 @@ without its extension (see 'list').
 Options:
   --json               print exactly one JSON document on stdout (docs/CONTRACT.md)
   --seed N             override the scenario's seed (integer 0..4294967295)
-  --store memory|fs    where tiered objects go: memory (default), or a directory
+  --store memory|fs|s3 where tiered objects go: memory (default), a directory, or S3
   --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
+  --bucket NAME        with --store s3: the bucket (credentials: the AWS SDK's default chain)
+  --wal-bucket NAME    the bucket of the WAL's fast store (e.g. S3 Express One Zone)
+  --prefix P           a key prefix inside the buckets
+  --s3-endpoint URL    an S3-compatible endpoint (also AWS_ENDPOINT_URL_S3); region: AWS_REGION
+  --force-path-style   path-style addressing, for S3-compatible servers
+  --create-buckets     create missing buckets
   --trace-out FILE     also write the trace as JSON lines to FILE
   --verbose            narrate every step, including machine state changes and empty fetches
   --help               this text
@@ -69,11 +76,17 @@ interface Flags {
   seed?: number;
   store: string;
   dir?: string;
+  bucket?: string;
+  walBucket?: string;
+  prefix?: string;
+  s3Endpoint?: string;
+  forcePathStyle: boolean;
+  createBuckets: boolean;
   traceOut?: string;
 }
 
 function parseFlags(args: string[]): Flags {
-  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory' };
+  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const value = (): string => {
@@ -107,6 +120,24 @@ function parseFlags(args: string[]): Flags {
         break;
       case '--dir':
         f.dir = value();
+        break;
+      case '--bucket':
+        f.bucket = value();
+        break;
+      case '--wal-bucket':
+        f.walBucket = value();
+        break;
+      case '--prefix':
+        f.prefix = value();
+        break;
+      case '--s3-endpoint':
+        f.s3Endpoint = value();
+        break;
+      case '--force-path-style':
+        f.forcePathStyle = true;
+        break;
+      case '--create-buckets':
+        f.createBuckets = true;
         break;
       default:
         if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
@@ -160,18 +191,15 @@ export function listScenarios(): Array<{ file: string; name: string; description
   return out;
 }
 
-function cmdRun(flags: Flags, io: Io): number {
+async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (flags.help) return io.out(HELP.run), EXIT.ok;
   if (flags.positional.length !== 1) throw new UsageError('run needs exactly one FILE');
-  if (flags.store === 's3') {
-    io.err('--store s3: not available in this version yet; use --store memory or --store fs --dir PATH');
-    return EXIT.badInput;
-  }
   if (flags.store === 'fs' && flags.dir === undefined) throw new UsageError('--store fs needs --dir PATH');
+  if (flags.store === 's3' && flags.bucket === undefined) throw new UsageError('--store s3 needs --bucket NAME');
   const file = flags.positional[0];
   const loaded = loadScenario(file);
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
-  let store: FsObjectStore | undefined;
+  let store: FsObjectStore | S3ObjectStore | undefined;
   if (flags.store === 'fs') {
     try {
       store = new FsObjectStore(flags.dir!);
@@ -179,6 +207,23 @@ function cmdRun(flags: Flags, io: Io): number {
       io.err(`--store fs: cannot use ${flags.dir}: ${(e as Error).message}`);
       return EXIT.storeFailed;
     }
+  }
+  if (flags.store === 's3') {
+    const s3 = new S3ObjectStore({
+      bucket: flags.bucket!,
+      ...(flags.walBucket ? { walBucket: flags.walBucket } : {}),
+      ...(flags.prefix ? { prefix: flags.prefix } : {}),
+      ...(flags.s3Endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ? { endpoint: flags.s3Endpoint ?? process.env.AWS_ENDPOINT_URL_S3 } : {}),
+      forcePathStyle: flags.forcePathStyle,
+    });
+    try {
+      await s3.check(flags.createBuckets);
+    } catch (e) {
+      io.err(`--store s3: ${(e as Error).message}`);
+      s3.destroy();
+      return EXIT.storeFailed;
+    }
+    store = s3;
   }
   const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}) });
   let printed = 0;
@@ -196,7 +241,19 @@ function cmdRun(flags: Flags, io: Io): number {
     }
   };
   flush();
-  while (kernel.step()) flush();
+  if (store instanceof S3ObjectStore) {
+    try {
+      await kernel.settle();
+    } catch (e) {
+      io.err(`--store s3: ${(e as Error).message}`);
+      store.destroy();
+      return EXIT.storeFailed;
+    }
+    while (await kernel.stepAsync()) flush();
+    store.destroy();
+  } else {
+    while (kernel.step()) flush();
+  }
   flush();
   const json = buildRunJson(kernel);
   if (flags.traceOut) writeFileSync(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
@@ -241,7 +298,7 @@ function cmdValidate(flags: Flags, io: Io): number {
   return EXIT.ok;
 }
 
-export function main(argv: string[], io: Io): number {
+export async function main(argv: string[], io: Io): Promise<number> {
   try {
     const [command, ...rest] = argv;
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -251,7 +308,7 @@ export function main(argv: string[], io: Io): number {
     const flags = parseFlags(rest);
     switch (command) {
       case 'run':
-        return cmdRun(flags, io);
+        return await cmdRun(flags, io);
       case 'list':
         return cmdList(flags, io);
       case 'validate':
@@ -274,10 +331,18 @@ export function main(argv: string[], io: Io): number {
 
 const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isEntry) {
+  // The AWS SDK warns on every start that its releases after January 2027 need Node 22;
+  // the README says so once instead of every run's stderr.
+  const emitWarning = process.emitWarning.bind(process);
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const opts = rest[0] as string | { type?: string } | undefined;
+    const type = typeof opts === 'string' ? opts : opts?.type;
+    if (type === 'NodeVersionSupportWarning' || String(warning).includes('NodeVersionSupportWarning')) return;
+    (emitWarning as (...a: unknown[]) => void)(warning, ...rest);
+  }) as typeof process.emitWarning;
   const chunks: string[] = [];
-  const code = main(process.argv.slice(2), {
+  void main(process.argv.slice(2), {
     out: (s) => chunks.push(s),
     err: (s) => process.stderr.write(s + '\n'),
-  });
-  process.stdout.write(chunks.length ? chunks.join('\n') + '\n' : '', () => process.exit(code));
+  }).then((code) => process.stdout.write(chunks.length ? chunks.join('\n') + '\n' : '', () => process.exit(code)));
 }
