@@ -39,14 +39,13 @@ class Writer {
   int64(v: number): void { this.ensure(8); this.view.setBigInt64(this.pos, BigInt(v)); this.pos += 8; }
   /** Zigzag varint (Kafka's varint and varlong for values within 2^53). */
   varint(v: number): void {
-    let z = v >= 0 ? BigInt(v) * 2n : BigInt(-v) * 2n - 1n;
-    do {
-      let b = Number(z & 0x7fn);
-      z >>= 7n;
-      if (z > 0n) b |= 0x80;
-      this.ensure(1);
-      this.buf[this.pos++] = b;
-    } while (z > 0n);
+    let z = v >= 0 ? v * 2 : -v * 2 - 1;
+    this.ensure(10);
+    while (z >= 128) {
+      this.buf[this.pos++] = (z % 128) | 0x80;
+      z = Math.floor(z / 128);
+    }
+    this.buf[this.pos++] = z;
   }
   bytes(b: Uint8Array): void { this.ensure(b.length); this.buf.set(b, this.pos); this.pos += b.length; }
 }
@@ -76,12 +75,41 @@ class Reader {
   }
 }
 
-/** The value of the record at `offset`: `size` deterministic bytes (readable in a hex dump). */
+/**
+ * The value of the record at `offset`: `size` deterministic bytes, the offset as a
+ * big-endian int64 first (readable in a hex dump), then a fixed filler.
+ */
 export function recordValue(offset: number, size: number): Uint8Array {
   const v = new Uint8Array(Math.max(0, size));
-  const tag = `offset ${offset} `;
-  for (let i = 0; i < v.length; i++) v[i] = tag.charCodeAt(i % tag.length);
+  fillValue(v, 0, offset, size);
   return v;
+}
+
+const FILLER = Uint8Array.from('tierscope record value ', (c) => c.charCodeAt(0));
+/** The filler laid out by position, so a value is one block copy. */
+let fillerBlock = new Uint8Array(0);
+
+function fillValue(buf: Uint8Array, at: number, offset: number, size: number): void {
+  if (fillerBlock.length < size) {
+    fillerBlock = new Uint8Array(Math.max(size, 4096));
+    for (let i = 0; i < fillerBlock.length; i++) fillerBlock[i] = FILLER[i % FILLER.length];
+  }
+  if (size > 8) buf.set(fillerBlock.subarray(8, size), at + 8);
+  const hi = Math.floor(offset / 0x100000000);
+  const lo = offset >>> 0;
+  const head = [hi >>> 24, (hi >>> 16) & 0xff, (hi >>> 8) & 0xff, hi & 0xff, lo >>> 24, (lo >>> 16) & 0xff, (lo >>> 8) & 0xff, lo & 0xff];
+  for (let i = 0; i < Math.min(8, size); i++) buf[at + i] = head[i];
+}
+
+/** Bytes of a zigzag varint. */
+function varintSize(v: number): number {
+  let z = v >= 0 ? v * 2 : -v * 2 - 1;
+  let n = 1;
+  while (z >= 128) {
+    z = Math.floor(z / 128);
+    n++;
+  }
+  return n;
 }
 
 export interface EncodeOptions {
@@ -89,10 +117,18 @@ export interface EncodeOptions {
   valueBytes: number;
 }
 
-/** One batch as RecordBatch v2 bytes. */
+/** One batch as RecordBatch v2 bytes (sized exactly, one allocation). */
 export function encodeBatch(b: RecordBatch, opts: EncodeOptions): Uint8Array {
   const count = b.lastOffset - b.baseOffset + 1;
-  const w = new Writer(BATCH_HEADER_BYTES + count * (opts.valueBytes + 16));
+  const vb = opts.valueBytes;
+  let size = BATCH_HEADER_BYTES;
+  const bodies: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const body = 1 + 1 + varintSize(i) + 1 + varintSize(vb) + vb + 1;
+    bodies.push(body);
+    size += varintSize(body) + body;
+  }
+  const w = new Writer(size);
   w.int64(b.baseOffset);
   const lengthAt = w.pos;
   w.int32(0);
@@ -110,22 +146,20 @@ export function encodeBatch(b: RecordBatch, opts: EncodeOptions): Uint8Array {
   w.int32(b.baseSequence);
   w.int32(count);
   for (let i = 0; i < count; i++) {
-    const value = recordValue(b.baseOffset + i, opts.valueBytes);
-    const body = new Writer(value.length + 16);
-    body.int8(0);
-    body.varint(0); // timestampDelta
-    body.varint(i); // offsetDelta
-    body.varint(-1); // null key
-    body.varint(value.length);
-    body.bytes(value);
-    body.varint(0); // no headers
-    w.varint(body.pos);
-    w.bytes(body.buf.subarray(0, body.pos));
+    w.varint(bodies[i]);
+    w.int8(0);
+    w.varint(0); // timestampDelta
+    w.varint(i); // offsetDelta
+    w.varint(-1); // null key
+    w.varint(vb);
+    fillValue(w.buf, w.pos, b.baseOffset + i, vb);
+    w.pos += vb;
+    w.varint(0); // no headers
   }
   const end = w.pos;
   w.view.setInt32(lengthAt, end - lengthAt - 4);
   w.view.setUint32(crcAt, crc32c(w.buf, crcFrom, end));
-  return w.buf.slice(0, end);
+  return end === w.buf.length ? w.buf : w.buf.slice(0, end);
 }
 
 /** Several batches, back to back, as in a segment's `.log` file. */

@@ -1,0 +1,86 @@
+/**
+ * Benchmark: segment uploads through TierScope's S3 adapter beside the same uploads sent
+ * straight from the AWS SDK, in the same run, against s3rver on 127.0.0.1.
+ * Rounds alternate adapter / raw so machine noise hits both alike; the figure is the ratio
+ * of median throughputs (budget: adapter >= 0.9 x raw). `--json` prints one JSON document.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import type { RecordBatch } from '../core/domain/partition-log.js';
+import type { StoredObject } from '../core/ports/object-store.js';
+import { encodeObject } from '../src/stores/kafka-objects.js';
+import { S3ObjectStore } from '../src/stores/s3-store.js';
+
+const json = process.argv.includes('--json');
+const SEGMENTS = 16;
+const RECORDS = 1000; // 1000 records of 1 KiB: about 1 MiB a segment
+const ROUNDS = 5;
+const CREDS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+function segment(base: number): StoredObject {
+  const batches: RecordBatch[] = [];
+  for (let o = base; o < base + RECORDS; o += 16) {
+    batches.push({ baseOffset: o, lastOffset: Math.min(o + 15, base + RECORDS - 1), leaderEpoch: 0, producerId: 1, baseSequence: o, bytes: 16 * 1024, appendedMs: 0 });
+  }
+  return { bytes: batches.reduce((n, b) => n + b.bytes, 0), body: { kind: 'segment', batches } };
+}
+
+const key = (i: number) => `orders-0/${String(i * RECORDS).padStart(20, '0')}-bench.log`;
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'tierscope-bench-'));
+  const server = new (S3rver as unknown as new (o: object) => { run(): Promise<{ port: number }>; close(cb?: () => void): void })({
+    port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: 'bench' }],
+  });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const adapter = new S3ObjectStore({ bucket: 'bench', prefix: 'adapter/', endpoint, forcePathStyle: true, region: 'us-east-1', credentials: CREDS });
+  const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: CREDS });
+  const objects = Array.from({ length: SEGMENTS }, (_, i) => segment(i * RECORDS));
+  // The raw side sends bytes encoded beforehand; the adapter encodes as it goes.
+  const encoded = objects.map((o, i) => encodeObject(key(i), o, new Map()));
+  const bytes = encoded.reduce((n, b) => n + b.length, 0);
+  const adapterMs: number[] = [];
+  const rawMs: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    let t = performance.now();
+    for (let i = 0; i < SEGMENTS; i++) {
+      const res = await adapter.executeAsync({ op: 'put', store: 'tiered', key: key(i), object: objects[i] });
+      if (!res.ok) throw new Error(`adapter put failed: ${res.error}`);
+    }
+    adapterMs.push(performance.now() - t);
+    t = performance.now();
+    for (let i = 0; i < SEGMENTS; i++) {
+      await client.send(new PutObjectCommand({ Bucket: 'bench', Key: `raw/tiered/${key(i)}`, Body: encoded[i] }));
+    }
+    rawMs.push(performance.now() - t);
+  }
+  adapter.destroy();
+  client.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const mbps = (ms: number) => bytes / 1048576 / (ms / 1000);
+  const result = {
+    name: 's3 segment upload: adapter vs raw SDK (s3rver)',
+    segments: SEGMENTS,
+    bytesPerRound: bytes,
+    rounds: ROUNDS,
+    adapterMiBps: +mbps(median(adapterMs)).toFixed(1),
+    rawMiBps: +mbps(median(rawMs)).toFixed(1),
+    ratio: +(median(rawMs) / median(adapterMs)).toFixed(3),
+    budget: 0.9,
+  };
+  const ok = result.ratio >= result.budget;
+  if (json) console.log(JSON.stringify({ ...result, ok }));
+  else {
+    console.log(`${result.name}`);
+    console.log(`  adapter ${result.adapterMiBps} MiB/s, raw SDK ${result.rawMiBps} MiB/s, ratio ${result.ratio} (budget >= ${result.budget}) ${ok ? 'ok' : 'MISSED'}`);
+  }
+  process.exitCode = ok ? 0 : 1;
+}
+
+void main();
