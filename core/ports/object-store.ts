@@ -31,6 +31,11 @@ export interface ObjectStoreResult {
   error?: string;
 }
 
+/** Bytes a GET moves: the requested range (inclusive, clipped to the object), or the whole object. */
+export function bytesRead(req: { range?: [number, number] }, objectBytes: number): number {
+  return req.range ? Math.max(0, Math.min(req.range[1], objectBytes - 1) - req.range[0] + 1) : objectBytes;
+}
+
 /**
  * A store backend. Synchronous ones (memory, a directory) implement `execute`; an
  * asynchronous one (S3) implements `executeAsync` too, and the kernel then awaits each
@@ -56,7 +61,7 @@ export class MemoryObjectStore implements ObjectStoreBackend {
       case 'get': {
         const obj = Object.prototype.hasOwnProperty.call(bucket, req.key) ? bucket[req.key] : undefined;
         if (obj === undefined) return { ok: false, bytes: 0, error: 'NoSuchKey' };
-        const bytes = req.range ? Math.max(0, Math.min(req.range[1], obj.bytes - 1) - req.range[0] + 1) : obj.bytes;
+        const bytes = bytesRead(req, obj.bytes);
         return { ok: true, bytes, object: obj };
       }
       case 'delete':

@@ -815,7 +815,7 @@ export class Kernel {
       case 'respondFetch':
         return this.respondFetch(broker, key, p);
       case 'parkFetch': {
-        const msg = this.inflightRequests[String(p.msgId)];
+        const msg = this.inflight(p.msgId);
         assert(msg !== undefined, 'a parked fetch is in flight');
         part.parked[String(p.msgId)] = { msgId: p.msgId as number, msg };
         push(this.state.queue, now + this.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'fetchWaitExpired', key, msgId: p.msgId as number });
@@ -1058,11 +1058,9 @@ export class Kernel {
 
   // ------------------------------------------------------------------ network
 
-  /** Requests waiting at a leader (parked fetches), by message id. */
-  private get inflightRequests(): Record<string, Message> {
-    const out: Record<string, Message> = {};
-    for (const m of this.pendingLeaderRequests) out[String(m.msgId)] = m;
-    return out;
+  /** The request a leader is answering in this step (requests are handled one at a time). */
+  private inflight(msgId: unknown): Message | undefined {
+    return this.pendingLeaderRequests.find((m) => m.msgId === msgId);
   }
 
   private pendingLeaderRequests: Message[] = [];
@@ -1163,7 +1161,7 @@ export class Kernel {
 
   private respondFetch(broker: number, key: string, p: Record<string, unknown>): void {
     const part = this.state.partitions[key];
-    const msg = this.inflightRequests[String(p.msgId)] ?? part.parked[String(p.msgId)]?.msg;
+    const msg = this.inflight(p.msgId) ?? part.parked[String(p.msgId)]?.msg;
     assert(msg !== undefined, 'a Fetch answered is in flight');
     delete part.parked[String(p.msgId)];
     const r = this.replica(key, broker);
@@ -1185,7 +1183,7 @@ export class Kernel {
   }
 
   private respond(broker: number, key: string, msgId: number, body: Record<string, unknown>): void {
-    const msg = this.inflightRequests[String(msgId)];
+    const msg = this.inflight(msgId);
     assert(msg !== undefined && msg.key === key, 'a request answered is in flight');
     this.reply(msg, body, broker);
   }

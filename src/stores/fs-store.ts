@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { ObjectStoreBackend, ObjectStoreRequest, ObjectStoreResult, StoreName, StoredObject } from '../../core/ports/object-store.js';
+import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
 import { decodeObject, encodeObject } from './kafka-objects.js';
 
 export class FsObjectStore implements ObjectStoreBackend {
@@ -43,7 +43,7 @@ export class FsObjectStore implements ObjectStoreBackend {
         const p = this.path(req.store, req.key);
         if (!existsSync(p)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
         const object = decodeObject(req.key, readFileSync(p));
-        const bytes = req.range ? Math.max(0, Math.min(req.range[1], object.bytes - 1) - req.range[0] + 1) : object.bytes;
+        const bytes = bytesRead(req, object.bytes);
         return { ok: true, bytes, object };
       }
       case 'delete': {

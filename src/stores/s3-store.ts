@@ -19,7 +19,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import type { ObjectStoreBackend, ObjectStoreRequest, ObjectStoreResult, StoreName, StoredObject } from '../../core/ports/object-store.js';
+import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
 import { decodeObject, encodeObject } from './kafka-objects.js';
 
 export interface S3StoreOptions {
@@ -96,7 +96,7 @@ export class S3ObjectStore implements ObjectStoreBackend {
           const out = await this.client.send(new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }));
           const bytes = new Uint8Array(await out.Body!.transformToByteArray());
           const object = decodeObject(req.key, bytes);
-          const size = req.range ? Math.max(0, Math.min(req.range[1], object.bytes - 1) - req.range[0] + 1) : object.bytes;
+          const size = bytesRead(req, object.bytes);
           return { ok: true, bytes: size, object };
         }
         case 'delete':
