@@ -1,8 +1,10 @@
 /**
  * Benchmark: segment uploads through TierScope's S3 adapter beside the same uploads sent
  * straight from the AWS SDK, in the same run, against s3rver on 127.0.0.1.
- * Rounds alternate adapter / raw so machine noise hits both alike; the figure is the ratio
- * of median throughputs (budget: adapter >= 0.9 x raw). `--json` prints one JSON document.
+ * Both sides warm up first (uncounted rounds); then each round runs both, the order
+ * alternating round by round, so machine noise and ordering hit both alike. The figure is
+ * the ratio of median throughputs (budget: adapter >= 0.9 x raw). `--json` prints one JSON
+ * document.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,8 @@ import { S3ObjectStore } from '../src/stores/s3-store.js';
 const json = process.argv.includes('--json');
 const SEGMENTS = 16;
 const RECORDS = 1000; // 1000 records of 1 KiB: about 1 MiB a segment
-const ROUNDS = 5;
+const WARMUP = 2; // rounds not counted: JIT and connection warm-up on both sides
+const ROUNDS = 9;
 const CREDS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 function segment(base: number): StoredObject {
@@ -45,18 +48,33 @@ async function main() {
   const bytes = encoded.reduce((n, b) => n + b.length, 0);
   const adapterMs: number[] = [];
   const rawMs: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    let t = performance.now();
+  const adapterRound = async () => {
+    const t = performance.now();
     for (let i = 0; i < SEGMENTS; i++) {
       const res = await adapter.executeAsync({ op: 'put', store: 'tiered', key: key(i), object: objects[i] });
       if (!res.ok) throw new Error(`adapter put failed: ${res.error}`);
     }
-    adapterMs.push(performance.now() - t);
-    t = performance.now();
+    return performance.now() - t;
+  };
+  const rawRound = async () => {
+    const t = performance.now();
     for (let i = 0; i < SEGMENTS; i++) {
       await client.send(new PutObjectCommand({ Bucket: 'bench', Key: `raw/tiered/${key(i)}`, Body: encoded[i] }));
     }
-    rawMs.push(performance.now() - t);
+    return performance.now() - t;
+  };
+  for (let r = 0; r < WARMUP; r++) {
+    await adapterRound();
+    await rawRound();
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    if (r % 2 === 0) {
+      adapterMs.push(await adapterRound());
+      rawMs.push(await rawRound());
+    } else {
+      rawMs.push(await rawRound());
+      adapterMs.push(await adapterRound());
+    }
   }
   adapter.destroy();
   client.destroy();
@@ -68,6 +86,7 @@ async function main() {
     name: 's3 segment upload: adapter vs raw SDK (s3rver)',
     segments: SEGMENTS,
     bytesPerRound: bytes,
+    warmupRounds: WARMUP,
     rounds: ROUNDS,
     adapterMiBps: +mbps(median(adapterMs)).toFixed(1),
     rawMiBps: +mbps(median(rawMs)).toFixed(1),

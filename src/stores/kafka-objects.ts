@@ -5,7 +5,7 @@
  * as bytes. Shared by the directory and S3 stores.
  */
 import type { RecordBatch } from '../../core/domain/partition-log.js';
-import { decodeBatches, encodeBatch } from '../../core/format/record-batch.js';
+import { decodeBatches, encodeBatchesWithPositions } from '../../core/format/record-batch.js';
 import type { StoredObject } from '../../core/ports/object-store.js';
 
 /** The base offset in a key `<topic>-<partition>/<20-digit base>-<id>.<ext>`. */
@@ -19,17 +19,9 @@ const stem = (key: string) => key.replace(/\.[a-z_]+$/, '');
 export function encodeObject(key: string, object: StoredObject, positions: Map<string, number[]>): Uint8Array {
   const body = object.body;
   if (body.kind === 'segment') {
-    const parts = body.batches.map((b) => encodeBatch(b, { valueBytes: valueBytesOf(b) }));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    const at: number[] = [];
-    let pos = 0;
-    for (const p of parts) {
-      at.push(pos);
-      out.set(p, pos);
-      pos += p.length;
-    }
+    const { bytes, positions: at } = encodeBatchesWithPositions(body.batches, valueBytesOf);
     positions.set(stem(key), at);
-    return out;
+    return bytes;
   }
   if (key.endsWith('.index')) {
     // Kafka's offset index: one entry per batch, relative offset and physical position.
