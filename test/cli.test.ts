@@ -108,6 +108,26 @@ describe('CLI', () => {
     }
   });
 
+  test('--latency measured follows the real store, says the run is not deterministic, and keeps every invariant', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-cli-lat-'));
+    try {
+      const r = cli('run', 'kip1023-leader-epochs', '--json', '--store', 'fs', '--dir', dir, '--latency', 'measured');
+      expect(r.code).toBe(0);
+      const doc = JSON.parse(r.stdout);
+      expect(doc.latency).toEqual({ mode: 'measured', deterministic: false });
+      expect(doc.violations).toEqual([]);
+      const text = cli('run', 'kip1023-leader-epochs', '--store', 'fs', '--dir', dir, '--latency', 'measured');
+      expect(text.stdout).toContain('this run is not deterministic');
+      // The default is the model's latency: no latency field, the contract's JSON unchanged.
+      expect(JSON.parse(cli('run', 'kip1023-leader-epochs', '--json').stdout).latency).toBeUndefined();
+      const bad = cli('run', 'kip1023-leader-epochs', '--latency', 'fast');
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--latency expects model or measured, got "fast"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('--help on every command', () => {
     for (const c of [['--help'], ['run', '--help'], ['list', '--help'], ['validate', '--help']]) {
       const r = cli(...c);

@@ -349,7 +349,7 @@ describe('partition log', () => {
     const log = logOf([batch(0, 4, 10, 0, 5), batch(5, 9, 10, 0, 5), batch(10, 14, 10, 2, 6)]);
     expect(log.leaderEpochs).toEqual([[0, 0], [2, 10]]);
     expect(log.producers['5']).toMatchObject({ producerId: 5, lastOffset: 9, lastSequence: 4 });
-    expect(log.producers['6']).toMatchObject({ producerId: 6, lastOffset: 14, leaderEpoch: 2 });
+    expect(log.producers['6']).toMatchObject({ producerId: 6, lastOffset: 14, offsetDelta: 4, producerEpoch: 0, coordinatorEpoch: -1, currentTxnFirstOffset: -1 });
     expect(() => appendBatch(log, batch(16, 20, 10), BIG, BIG, 0)).toThrow(/appended at log end 15/);
   });
 

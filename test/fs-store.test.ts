@@ -4,11 +4,12 @@
  * valid CRC-32C whose offsets and epochs match the remote segment metadata, `.index` files
  * pointing at each batch, and leader-epoch checkpoints that read back as the model's.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { checkpointUpTo, parseCheckpoint } from '../core/domain/leader-epoch-cache.js';
+import { decodeProducerSnapshot } from '../core/format/producer-snapshot.js';
 import { decodeBatches } from '../core/format/record-batch.js';
 import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
@@ -62,6 +63,44 @@ describe('fs store', () => {
       });
       const cp = parseCheckpoint(readFileSync(join(dir, 'tiered', m.objectKeys.leaderEpochCheckpoint), 'utf8'));
       expect(cp).toEqual(checkpointUpTo(leaderEpochs, m.endOffset));
+      // Kafka's producer snapshot file: the one producer, as of the segment's end.
+      const snap = decodeProducerSnapshot(new Uint8Array(readFileSync(join(dir, 'tiered', m.objectKeys.producerSnapshot))));
+      expect(snap).toEqual([{ producerId: 1, producerEpoch: 0, lastSequence: m.endOffset, lastOffset: m.endOffset, offsetDelta: batches[batches.length - 1].records.length - 1, timestamp: expect.any(Number), coordinatorEpoch: -1, currentTxnFirstOffset: -1 }]);
+    }
+  });
+
+  test('a consumer read below LLSO reads only its batches from the .log (ranged read through the offset index)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-fs-'));
+    dirs.push(dir);
+    const store = new FsObjectStore(dir);
+    const k = runOn('kip1023-promoted-follower-remote-reads', store);
+    const reads = k.trace.filter((e) => e.type === 'objectStore' && e.op === 'get' && e.purpose === 'consumerRead');
+    expect(reads.length).toBeGreaterThan(0);
+    expect(store.stats.rangedGets).toBe(reads.length);
+    const seg = k.state.partitions['orders-0'].remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED')!;
+    const size = statSync(join(dir, 'tiered', seg.objectKeys.log)).size;
+    const before = store.stats.bytesGot;
+    const [b] = seg.batchIndex;
+    const res = store.execute({ op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [b[2], b[2] + b[3] - 1], offsets: [b[0], b[1]] });
+    expect(res.ok && res.bytes).toBe(b[3]);
+    expect(store.stats.bytesGot - before).toBeLessThan(size / 2);
+    expect(res.object?.body.kind === 'segment' && res.object.body.batches.map((x) => x.baseOffset)).toEqual([b[0]]);
+  });
+
+  test('a damaged object is a failed GET naming the object and the damage, not a crash', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-fs-'));
+    dirs.push(dir);
+    const store = new FsObjectStore(dir);
+    const k = runOn('rlm-upload-and-local-retention', store);
+    const m = k.state.partitions['orders-0'].remoteMetadata.find((x) => x.state === 'COPY_SEGMENT_FINISHED')!;
+    for (const key of [m.objectKeys.log, m.objectKeys.producerSnapshot]) {
+      const p = join(dir, 'tiered', key);
+      const bytes = readFileSync(p);
+      bytes[bytes.length - 2] ^= 0xff;
+      writeFileSync(p, bytes);
+      const res = store.execute({ op: 'get', store: 'tiered', key });
+      expect(res.ok).toBe(false);
+      expect(res.error).toMatch(new RegExp(`^CorruptObject: ${key.replace(/[.]/g, '[.]')}: .*CRC-32C mismatch`));
     }
   });
 });

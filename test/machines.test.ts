@@ -179,7 +179,7 @@ function backoffExpired(): Step<FEv> {
 }
 
 const CHECKPOINT: EpochEntry[] = [[0, 0]];
-const PRODUCERS: ProducerEntry[] = [{ producerId: 3, lastSequence: 99, lastOffset: 99, leaderEpoch: 0 }];
+const PRODUCERS: ProducerEntry[] = [{ producerId: 3, producerEpoch: 0, lastSequence: 99, lastOffset: 99, offsetDelta: 15, timestamp: 0, coordinatorEpoch: -1, currentTxnFirstOffset: -1 }];
 
 function follow(events: Step<FEv>[], from?: Fed): Fed {
   return feed(followerFetcherMachine, FOLLOWER, events, from);

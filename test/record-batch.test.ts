@@ -6,9 +6,11 @@
 import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
 import type { RecordBatch } from '../core/domain/partition-log.js';
-import { crc32c } from '../core/format/crc32c.js';
+import { crc32c, crc32cSkip, crc32cSkipOf, crc32cUpdate } from '../core/format/crc32c.js';
 import { BATCH_HEADER_BYTES, decodeBatches, encodeBatch, encodeBatches } from '../core/format/record-batch.js';
 import { runBundled } from './support/run.js';
+import { type ProducerEntry, producerSnapshotBytes } from '../core/domain/producer-state.js';
+import { decodeProducerSnapshot, encodeProducerSnapshot } from '../core/format/producer-snapshot.js';
 
 const require = createRequire(import.meta.url);
 const KafkaDecoder = require('kafkajs/src/protocol/decoder');
@@ -34,6 +36,21 @@ describe('CRC-32C', () => {
     ['a', 0xc1d04330],
   ])('crc32c(%j)', (s, expected) => {
     expect(crc32c(ascii(s))).toBe(expected);
+  });
+
+  // The encoder skips each value's filler with crc32cSkip; it must equal reading the bytes.
+  test.each([1, 7, 8, 9, 100, 1016, 70000])('skipping a %i-byte block equals feeding it', (n) => {
+    const block = Uint8Array.from({ length: n }, (_, i) => (i * 131 + 7) & 0xff);
+    const head = ascii('tierscope');
+    const tail = ascii('end');
+    const whole = new Uint8Array(head.length + n + tail.length);
+    whole.set(head);
+    whole.set(block, head.length);
+    whole.set(tail, head.length + n);
+    let reg = crc32cUpdate(0xffffffff, head);
+    reg = crc32cSkip(reg, crc32cSkipOf(block));
+    reg = crc32cUpdate(reg, tail);
+    expect((reg ^ 0xffffffff) >>> 0).toBe(crc32c(whole));
   });
 });
 
@@ -77,5 +94,45 @@ describe('RecordBatch v2', () => {
     expect(decoded.map((d) => [d.baseOffset, d.lastOffset, d.partitionLeaderEpoch, d.crcValid])).toEqual(
       batches.map((b) => [b.baseOffset, b.lastOffset, b.leaderEpoch, true]),
     );
+  });
+});
+
+describe("Kafka's producer snapshot file", () => {
+  const entries: ProducerEntry[] = [
+    { producerId: 1, producerEpoch: 0, lastSequence: 99, lastOffset: 99, offsetDelta: 15, timestamp: 1234, coordinatorEpoch: -1, currentTxnFirstOffset: -1 },
+    { producerId: 2 ** 40, producerEpoch: 3, lastSequence: 7, lastOffset: 2 ** 33, offsetDelta: 0, timestamp: 1_700_000_000_000, coordinatorEpoch: -1, currentTxnFirstOffset: -1 },
+  ];
+
+  test('version 1 layout: version, CRC-32C of the rest, int32 count, 46 bytes an entry', () => {
+    const bytes = encodeProducerSnapshot(entries);
+    expect(bytes.length).toBe(producerSnapshotBytes(entries));
+    expect(bytes.length).toBe(2 + 4 + 4 + 46 * 2);
+    const v = new DataView(bytes.buffer);
+    expect(v.getInt16(0)).toBe(1);
+    expect(v.getUint32(2)).toBe(crc32c(bytes, 6));
+    expect(v.getInt32(6)).toBe(2);
+    // First entry: producer_id int64, epoch int16, last_sequence int32, last_offset int64 ...
+    expect(v.getBigInt64(10)).toBe(1n);
+    expect(v.getInt16(18)).toBe(0);
+    expect(v.getInt32(20)).toBe(99);
+    expect(v.getBigInt64(24)).toBe(99n);
+    expect(v.getInt32(32)).toBe(15);
+    expect(v.getBigInt64(36)).toBe(1234n);
+    expect(v.getInt32(44)).toBe(-1);
+    expect(v.getBigInt64(48)).toBe(-1n);
+  });
+
+  test('reads back what it writes, and refuses a damaged file with the reason', () => {
+    const bytes = encodeProducerSnapshot(entries);
+    expect(decodeProducerSnapshot(bytes)).toEqual(entries);
+    expect(decodeProducerSnapshot(encodeProducerSnapshot([]))).toEqual([]);
+    const flipped = bytes.slice();
+    flipped[30] ^= 1;
+    expect(() => decodeProducerSnapshot(flipped)).toThrow(/CRC-32C mismatch/);
+    const v2 = bytes.slice();
+    v2[1] = 2;
+    expect(() => decodeProducerSnapshot(v2)).toThrow(/version 2/);
+    expect(() => decodeProducerSnapshot(bytes.subarray(0, 5))).toThrow(/shorter than its header/);
+    expect(() => decodeProducerSnapshot(bytes.subarray(0, bytes.length - 1))).toThrow(/says 2 entries/);
   });
 });

@@ -18,7 +18,19 @@ export interface StoredObject {
 
 export type ObjectStoreRequest =
   | { op: 'put'; store: StoreName; key: string; object: StoredObject }
-  | { op: 'get'; store: StoreName; key: string; range?: [number, number] }
+  | {
+      op: 'get';
+      store: StoreName;
+      key: string;
+      /** Model bytes wanted, inclusive (what the run counts as read). */
+      range?: [number, number];
+      /**
+       * For a ranged GET of a segment: its first batch's base offset and the last offset
+       * wanted, so a store holding Kafka's files can find the real byte range through the
+       * segment's offset index. Stores holding the model's objects ignore it.
+       */
+      offsets?: [number, number];
+    }
   | { op: 'delete'; store: StoreName; key: string }
   | { op: 'list'; store: StoreName; prefix: string };
 

@@ -53,7 +53,7 @@ import {
   truncateTo,
   updateHighWatermark,
 } from '../domain/partition-log.js';
-import { type ProducerEntry, restoreProducerState, snapshotProducerState } from '../domain/producer-state.js';
+import { type ProducerEntry, formatProducerSnapshot, producerEntryOf, producerSnapshotBytes, restoreProducerState, snapshotProducerState } from '../domain/producer-state.js';
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import {
   type RemoteSegmentMetadata,
@@ -225,8 +225,17 @@ export interface Delivery {
   atMs: number;
 }
 
+/** The wall clock, in browsers and Node alike; read only in `latency: 'measured'` runs. */
+declare const performance: { now(): number };
+
 export interface KernelOptions {
   store?: ObjectStoreBackend;
+  /**
+   * `model` (default): a store request completes after the modelled latency, so runs are
+   * deterministic on every store. `measured`: after the time the real store took (at least
+   * 1 ms); such a run is not deterministic, and its JSON says so.
+   */
+  latency?: 'model' | 'measured';
   /** Seed override (the CLI's --seed). */
   seed?: number;
 }
@@ -275,6 +284,7 @@ export class Kernel {
   trace: TraceEntry[] = [];
   private machines: Record<string, AnyMachineSnapshot> = {};
   private store: ObjectStoreBackend;
+  readonly latencyMode: 'model' | 'measured';
   /**
    * Called with every event delivered to a machine and the snapshot it met, before the
    * transition (the browser's inspection log replays these on real XState actors).
@@ -284,6 +294,7 @@ export class Kernel {
   constructor(scenario: Scenario, options: KernelOptions = {}) {
     this.scenario = scenario;
     this.store = options.store ?? new MemoryObjectStore();
+    this.latencyMode = options.latency ?? 'model';
     const seed = options.seed ?? scenario.seed;
     this.seed = seed;
     const brokerConfig = defaultBrokerConfig();
@@ -439,7 +450,7 @@ export class Kernel {
       seg.bytes = batches.reduce((n, b) => n + b.bytes, 0);
       seg.rolled = i < initial.segments.length - 1;
       for (const b of batches) {
-        log.producers[String(producerId)] = { producerId, lastSequence: b.baseSequence + b.lastOffset - b.baseOffset, lastOffset: b.lastOffset, leaderEpoch: b.leaderEpoch };
+        log.producers[String(producerId)] = producerEntryOf(b);
       }
       if (s.tier === 'remote' || s.tier === 'both') {
         const segmentId = `init-${s.baseOffset}`;
@@ -477,12 +488,12 @@ export class Kernel {
   private segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, string]> {
     const index = batches.map((b) => `${b.baseOffset}`).join('\n');
     const cp = formatCheckpoint(epochs);
-    const snap = JSON.stringify(producers);
+    const snap = formatProducerSnapshot(producers);
     return [
       [meta.objectKeys.log, { bytes: meta.sizeBytes, body: { kind: 'segment', batches } }, 'log'],
       [meta.objectKeys.offsetIndex, { bytes: batches.length * 8, body: { kind: 'text', text: index } }, 'offsetIndex'],
       [meta.objectKeys.leaderEpochCheckpoint, { bytes: cp.length, body: { kind: 'text', text: cp } }, 'leaderEpochCheckpoint'],
-      [meta.objectKeys.producerSnapshot, { bytes: snap.length, body: { kind: 'text', text: snap } }, 'producerSnapshot'],
+      [meta.objectKeys.producerSnapshot, { bytes: producerSnapshotBytes(producers), body: { kind: 'text', text: snap } }, 'producerSnapshot'],
     ];
   }
 
@@ -1328,6 +1339,8 @@ export class Kernel {
   /** Issues an object-store request; the completion arrives after the modelled latency. */
   private storeOp(broker: number, key: string, req: ObjectStoreRequest, requestId: number, purpose: string): void {
     const available = this.state.storeAvailable[req.store];
+    const measured = this.latencyMode === 'measured' && available;
+    const started = measured ? performance.now() : 0;
     let result: ObjectStoreResult;
     let pending: Promise<ObjectStoreResult> | null = null;
     if (!available) result = { ok: false, bytes: 0, error: 'ServiceUnavailable' };
@@ -1337,32 +1350,32 @@ export class Kernel {
     } else result = this.store.execute(req);
     const index = this.trace.length;
     this.trace.push(this.objectStoreEntry(broker, key, req, result, purpose));
-    push(this.state.queue, this.state.nowMs + this.storeLatencyMs(req), {
-      kind: 'storeDone',
-      broker,
-      key,
-      requestId,
-      purpose,
-      store: req.store,
-      objectKey: 'key' in req ? req.key : req.prefix,
-      result,
-    });
-    if (pending !== null) {
-      // The completion event and the trace entry get the real result before the next step.
-      const atMs = this.state.nowMs;
-      this.pendingIo.push(
-        pending.then(
-          (r) => {
-            Object.assign(result, r);
-            this.trace[index] = { ...this.objectStoreEntry(broker, key, req, result, purpose), atMs };
-          },
-          (e: unknown) => {
-            Object.assign(result, { ok: false, bytes: 0, error: (e as Error).message });
-            this.trace[index] = { ...this.objectStoreEntry(broker, key, req, result, purpose), atMs };
-          },
-        ),
-      );
+    const issuedMs = this.state.nowMs;
+    const done = (latencyMs: number) =>
+      push(this.state.queue, issuedMs + latencyMs, {
+        kind: 'storeDone',
+        broker,
+        key,
+        requestId,
+        purpose,
+        store: req.store,
+        objectKey: 'key' in req ? req.key : req.prefix,
+        result,
+      });
+    const measuredMs = () => Math.max(1, Math.round(performance.now() - started));
+    if (pending === null) {
+      done(measured ? measuredMs() : this.storeLatencyMs(req));
+      return;
     }
+    // The model's completion is queued now; a measured one once the store has answered.
+    if (!measured) done(this.storeLatencyMs(req));
+    // The completion event and the trace entry get the real result before the next step.
+    const finish = (r: ObjectStoreResult) => {
+      Object.assign(result, r);
+      this.trace[index] = { ...this.objectStoreEntry(broker, key, req, result, purpose), atMs: issuedMs };
+      if (measured) done(measuredMs());
+    };
+    this.pendingIo.push(pending.then(finish, (e: unknown) => finish({ ok: false, bytes: 0, error: (e as Error).message })));
   }
 
   private objectStoreEntry(broker: number, key: string, req: ObjectStoreRequest, result: ObjectStoreResult, purpose: string): TraceEntry {
@@ -1512,6 +1525,7 @@ export class Kernel {
       // cache), then one ranged GET reads just those batches.
       let start = -1;
       let end = 0;
+      let lastOffset = -1;
       const picked: number[] = [];
       for (const [base, last, pos, bytes] of seg.batchIndex) {
         if (last < offset || base >= log.highWatermark) continue;
@@ -1519,10 +1533,12 @@ export class Kernel {
         if (picked.length === 0) start = pos;
         picked.push(base);
         end = pos + bytes;
+        lastOffset = last;
       }
       if (picked.length === 0) return this.reply(msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset }, broker);
       this.state.pendingConsumerReads[String(msg.msgId)] = { msg, batchBaseOffsets: picked };
-      return this.storeOp(broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [start, Math.max(start, end - 1)] }, msg.msgId, 'consumerRead');
+      const range: [number, number] = [start, Math.max(start, end - 1)];
+      return this.storeOp(broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range, offsets: [picked[0], lastOffset] }, msg.msgId, 'consumerRead');
     }
     const batches = readBatches(log, offset, msg.body.maxBytes as number).filter((b) => b.lastOffset < log.highWatermark);
     this.reply(msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);

@@ -38,6 +38,8 @@ export interface RunJson {
   description: string;
   seed: number;
   endMs: number;
+  /** Only in a run with `--latency measured`: simulated time followed the real store. */
+  latency?: { mode: 'measured'; deterministic: false };
   config: Record<string, unknown>;
   partitions: PartitionJson[];
   trace: TraceEntry[];
@@ -99,6 +101,7 @@ export function buildRunJson(k: Kernel): RunJson {
     description: k.scenario.description,
     seed: k.seed,
     endMs: k.state.nowMs,
+    ...(k.latencyMode === 'measured' ? { latency: { mode: 'measured' as const, deterministic: false as const } } : {}),
     config: { ...k.state.brokerConfig, topics, model: { ...k.state.model }, zones: k.state.brokers.map((b) => b.zone) },
     partitions,
     trace: k.trace,

@@ -47,6 +47,10 @@ Options:
   --s3-endpoint URL    an S3-compatible endpoint (also AWS_ENDPOINT_URL_S3); region: AWS_REGION
   --force-path-style   path-style addressing, for S3-compatible servers
   --create-buckets     create missing buckets
+  --latency model|measured
+                       model (default): store requests take the modelled latency, so the
+                       run is the same on every store; measured: simulated time advances
+                       by what the real store took (not deterministic; the JSON says so)
   --trace-out FILE     also write the trace as JSON lines to FILE
   --verbose            narrate every step, including machine state changes and empty fetches
   --help               this text
@@ -83,10 +87,11 @@ interface Flags {
   forcePathStyle: boolean;
   createBuckets: boolean;
   traceOut?: string;
+  latency: 'model' | 'measured';
 }
 
 function parseFlags(args: string[]): Flags {
-  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false };
+  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model' };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const value = (): string => {
@@ -115,6 +120,12 @@ function parseFlags(args: string[]): Flags {
         f.store = value();
         if (!['memory', 'fs', 's3'].includes(f.store)) throw new UsageError(`--store expects memory, fs or s3, got "${f.store}"`);
         break;
+      case '--latency': {
+        const v = value();
+        if (v !== 'model' && v !== 'measured') throw new UsageError(`--latency expects model or measured, got "${v}"`);
+        f.latency = v;
+        break;
+      }
       case '--trace-out':
         f.traceOut = value();
         break;
@@ -225,12 +236,13 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
     }
     store = s3;
   }
-  const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}) });
+  const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency });
   let printed = 0;
   const narrator = new Narrator(flags.verbose);
   if (!flags.json) {
     io.out(`${loaded.scenario.name}${loaded.scenario.description ? `: ${loaded.scenario.description.trim()}` : ''}`);
     io.out(`seed ${kernel.seed}, until t=${loaded.scenario.until}ms`);
+    if (flags.latency === 'measured') io.out(`store latency: measured on the ${flags.store} store (this run is not deterministic)`);
     io.out('');
   }
   const flush = (): void => {

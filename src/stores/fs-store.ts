@@ -3,20 +3,22 @@
  * storage plugin would write it: `<dir>/<store>/<topic>-<partition>/<base offset>-<id>.<ext>`.
  * Segment `.log` files hold Kafka RecordBatch v2 batches and `.index` files Kafka's offset
  * index (relative offset int32, position int32 per batch); the leader-epoch checkpoint is
- * Kafka's text format. (The producer snapshot is still the model's JSON.)
+ * Kafka's text format, and the producer snapshot is Kafka's binary snapshot file.
  *
  * Synchronous, like the in-memory store, so a run on it is the same run: reads decode the
  * files back into exactly what was written, and sizes are the model's.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
-import { decodeObject, encodeObject } from './kafka-objects.js';
+import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, parseOffsetIndex, stem } from './kafka-objects.js';
 
 export class FsObjectStore implements ObjectStoreBackend {
   readonly dir: string;
-  /** Batch positions of each `.log` written, for its `.index` (written right after it). */
-  private positions = new Map<string, number[]>();
+  /** Offset indexes by segment, for each `.index` written and for ranged reads. */
+  private indexes = new OffsetIndexCache();
+  /** What was read and written for real (the model's figures are in the run's JSON). */
+  readonly stats: StoreStats = emptyStats();
 
   /** Starts empty: the `tiered/` and `wal/` folders under `dir` belong to the store and are cleared. */
   constructor(dir: string) {
@@ -36,18 +38,30 @@ export class FsObjectStore implements ObjectStoreBackend {
       case 'put': {
         const p = this.path(req.store, req.key);
         mkdirSync(dirname(p), { recursive: true });
-        writeFileSync(p, encodeObject(req.key, req.object, this.positions));
+        writeFileSync(p, encodeObject(req.key, req.object, this.indexes));
+        this.stats.puts++;
         return { ok: true, bytes: req.object.bytes };
       }
       case 'get': {
         const p = this.path(req.store, req.key);
         if (!existsSync(p)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
-        const object = decodeObject(req.key, readFileSync(p));
-        const bytes = bytesRead(req, object.bytes);
-        return { ok: true, bytes, object };
+        // A ranged read of a segment: the offset index (cached, else read) gives the bytes.
+        const range = req.offsets && req.key.endsWith('.log') ? this.fileRangeOf(req.store, req.key, req.offsets) : undefined;
+        const bytes = range ? readRange(p, range.start, range.end) : readFileSync(p);
+        this.stats.gets++;
+        if (range) this.stats.rangedGets++;
+        this.stats.bytesGot += bytes.length;
+        let object: StoredObject;
+        try {
+          object = decodeObject(req.key, bytes);
+        } catch (e) {
+          return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
+        }
+        return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object };
       }
       case 'delete': {
         rmSync(this.path(req.store, req.key), { force: true });
+        if (req.key.endsWith('.log') || req.key.endsWith('.index')) this.indexes.delete(stem(req.key));
         return { ok: true, bytes: 0 };
       }
       case 'list': {
@@ -55,6 +69,21 @@ export class FsObjectStore implements ObjectStoreBackend {
         return { ok: true, bytes: 0, keys: walk(root).map((f) => relative(root, f).split(sep).join('/')).filter((k) => k.startsWith(req.prefix)).sort() };
       }
     }
+  }
+
+  private fileRangeOf(store: StoreName, key: string, offsets: [number, number]): { start: number; end?: number } | undefined {
+    let index = this.indexes.get(stem(key));
+    if (index === undefined) {
+      const indexKey = `${stem(key)}.index`;
+      const p = this.path(store, indexKey);
+      if (!existsSync(p)) return undefined;
+      const bytes = readFileSync(p);
+      this.stats.indexFetches++;
+      this.stats.bytesGot += bytes.length;
+      index = parseOffsetIndex(indexKey, bytes);
+      this.indexes.set(stem(key), index);
+    }
+    return fileRange(index, offsets);
   }
 
   snapshot(): Record<StoreName, Record<string, StoredObject>> {
@@ -75,6 +104,24 @@ export class FsObjectStore implements ObjectStoreBackend {
     for (const store of ['tiered', 'wal'] as const) {
       for (const [key, object] of Object.entries(data[store])) this.execute({ op: 'put', store, key, object });
     }
+  }
+}
+
+/** Bytes [start, end] (inclusive; end undefined: to the end) of a file. */
+function readRange(path: string, start: number, end?: number): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const last = Math.min(end ?? Infinity, fstatSync(fd).size - 1);
+    const out = new Uint8Array(Math.max(0, last - start + 1));
+    let got = 0;
+    while (got < out.length) {
+      const n = readSync(fd, out, got, out.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return out.subarray(0, got);
+  } finally {
+    closeSync(fd);
   }
 }
 

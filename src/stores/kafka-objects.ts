@@ -1,11 +1,14 @@
 /**
  * How the model's stored objects become files in Kafka's formats and back: segment `.log`
  * files as RecordBatch v2, `.index` files as Kafka's offset index (relative offset int32,
- * position int32 per batch), and text objects (leader-epoch checkpoint, producer snapshot)
- * as bytes. Shared by the directory and S3 stores.
+ * position int32 per batch), `.snapshot` files as Kafka's producer snapshot (version 1,
+ * CRC-32C), and the leader-epoch checkpoint as its text file. Shared by the directory and
+ * S3 stores.
  */
 import type { RecordBatch } from '../../core/domain/partition-log.js';
 import { decodeBatches, encodeBatchesWithPositions } from '../../core/format/record-batch.js';
+import { type ProducerEntry, formatProducerSnapshot } from '../../core/domain/producer-state.js';
+import { decodeProducerSnapshot, encodeProducerSnapshot } from '../../core/format/producer-snapshot.js';
 import type { StoredObject } from '../../core/ports/object-store.js';
 
 /** The base offset in a key `<topic>-<partition>/<20-digit base>-<id>.<ext>`. */
@@ -14,21 +17,81 @@ function baseOffsetOf(key: string): number {
   return m ? Number(m[1]) : 0;
 }
 
-const stem = (key: string) => key.replace(/\.[a-z_]+$/, '');
+export const stem = (key: string) => key.replace(/\.[a-z_]+$/, '');
 
-export function encodeObject(key: string, object: StoredObject, positions: Map<string, number[]>): Uint8Array {
+/** A segment's offset index: the base offset and byte position of each batch in its `.log`. */
+export interface OffsetIndex {
+  offsets: number[];
+  positions: number[];
+}
+
+/**
+ * The stores' offset indexes by segment (key without extension), like Kafka's remote index
+ * cache: filled when a segment is written, fetched from the `.index` object on a miss,
+ * bounded (least recently used goes first).
+ */
+export class OffsetIndexCache {
+  private entries = new Map<string, OffsetIndex>();
+  constructor(private readonly capacity = 1024) {}
+
+  get(segment: string): OffsetIndex | undefined {
+    const e = this.entries.get(segment);
+    if (e !== undefined) {
+      this.entries.delete(segment);
+      this.entries.set(segment, e);
+    }
+    return e;
+  }
+
+  set(segment: string, index: OffsetIndex): void {
+    this.entries.delete(segment);
+    this.entries.set(segment, index);
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  delete(segment: string): void {
+    this.entries.delete(segment);
+  }
+}
+
+/** Reads a Kafka `.index` file (relative offset int32, position int32 per entry). */
+export function parseOffsetIndex(key: string, bytes: Uint8Array): OffsetIndex {
+  const base = baseOffsetOf(key);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: OffsetIndex = { offsets: [], positions: [] };
+  for (let i = 0; i + 8 <= bytes.length; i += 8) {
+    out.offsets.push(base + view.getInt32(i));
+    out.positions.push(view.getInt32(i + 4));
+  }
+  return out;
+}
+
+/**
+ * The bytes of a `.log` that hold the batches from base offset `first` through the batch
+ * holding offset `last`: [start, end] inclusive, or end undefined for "to the end of the
+ * object". Undefined when `first` is not a batch's base offset in the index.
+ */
+export function fileRange(index: OffsetIndex, [first, last]: [number, number]): { start: number; end?: number } | undefined {
+  const i = index.offsets.indexOf(first);
+  if (i < 0) return undefined;
+  let j = i;
+  while (j + 1 < index.offsets.length && index.offsets[j + 1] <= last) j++;
+  return j + 1 < index.offsets.length ? { start: index.positions[i], end: index.positions[j + 1] - 1 } : { start: index.positions[i] };
+}
+
+/** The file bytes of an object; a segment's batch positions go to `indexes` for its `.index`. */
+export function encodeObject(key: string, object: StoredObject, indexes: OffsetIndexCache): Uint8Array {
   const body = object.body;
   if (body.kind === 'segment') {
-    const { bytes, positions: at } = encodeBatchesWithPositions(body.batches, valueBytesOf);
-    positions.set(stem(key), at);
+    const { bytes, positions } = encodeBatchesWithPositions(body.batches, valueBytesOf);
+    indexes.set(stem(key), { offsets: body.batches.map((b) => b.baseOffset), positions });
     return bytes;
   }
   if (key.endsWith('.index')) {
     // Kafka's offset index: one entry per batch, relative offset and physical position.
     const offsets = body.text.length === 0 ? [] : body.text.split('\n').map(Number);
     const base = baseOffsetOf(key);
-    const at = positions.get(stem(key)) ?? [];
-    positions.delete(stem(key));
+    const at = indexes.get(stem(key))?.positions ?? [];
     const out = new Uint8Array(offsets.length * 8);
     const view = new DataView(out.buffer);
     offsets.forEach((o, i) => {
@@ -37,6 +100,7 @@ export function encodeObject(key: string, object: StoredObject, positions: Map<s
     });
     return out;
   }
+  if (key.endsWith('.snapshot')) return encodeProducerSnapshot(JSON.parse(body.text) as ProducerEntry[]);
   return Uint8Array.from(body.text, (c) => c.charCodeAt(0) & 0xff);
 }
 
@@ -58,13 +122,13 @@ export function decodeObject(key: string, bytes: Uint8Array): StoredObject {
     return { bytes: batches.reduce((n, b) => n + b.bytes, 0), body: { kind: 'segment', batches } };
   }
   if (key.endsWith('.index')) {
-    const base = baseOffsetOf(key);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const offsets: number[] = [];
-    for (let i = 0; i + 8 <= bytes.length; i += 8) offsets.push(base + view.getInt32(i));
-    return { bytes: bytes.length, body: { kind: 'text', text: offsets.join('\n') } };
+    return { bytes: bytes.length, body: { kind: 'text', text: parseOffsetIndex(key, bytes).offsets.join('\n') } };
   }
-  const text = String.fromCharCode(...bytes);
+  if (key.endsWith('.snapshot')) {
+    const entries = decodeProducerSnapshot(bytes);
+    return { bytes: bytes.length, body: { kind: 'text', text: formatProducerSnapshot(entries) } };
+  }
+  const text = new TextDecoder('latin1').decode(bytes);
   return { bytes: bytes.length, body: { kind: 'text', text } };
 }
 
@@ -72,4 +136,22 @@ export function decodeObject(key: string, bytes: Uint8Array): StoredObject {
 function valueBytesOf(b: RecordBatch): number {
   const count = b.lastOffset - b.baseOffset + 1;
   return Math.floor(b.bytes / count);
+}
+
+/** What a store read and wrote for real (not the model's figures): for tests and --verbose. */
+export interface StoreStats {
+  puts: number;
+  gets: number;
+  rangedGets: number;
+  /** Bytes of file content fetched. */
+  bytesGot: number;
+  /** `.index` objects fetched because the index cache missed. */
+  indexFetches: number;
+}
+
+export const emptyStats = (): StoreStats => ({ puts: 0, gets: 0, rangedGets: 0, bytesGot: 0, indexFetches: 0 });
+
+/** A decoding failure, as an error the model sees on a failed GET. */
+export function corruptObject(key: string, e: unknown): string {
+  return `CorruptObject: ${key}: ${e instanceof Error ? e.message : String(e)}`;
 }

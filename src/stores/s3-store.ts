@@ -20,7 +20,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
-import { decodeObject, encodeObject } from './kafka-objects.js';
+import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, parseOffsetIndex, stem } from './kafka-objects.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -39,7 +39,9 @@ export class S3SettingsError extends Error {}
 
 export class S3ObjectStore implements ObjectStoreBackend {
   private client: S3Client;
-  private positions = new Map<string, number[]>();
+  private indexes = new OffsetIndexCache();
+  /** What went over the wire (the model's figures are in the run's JSON). */
+  readonly stats: StoreStats = emptyStats();
 
   constructor(private readonly opts: S3StoreOptions) {
     this.client = new S3Client({
@@ -88,19 +90,32 @@ export class S3ObjectStore implements ObjectStoreBackend {
     try {
       switch (req.op) {
         case 'put': {
-          const Body = encodeObject(req.key, req.object, this.positions);
+          const Body = encodeObject(req.key, req.object, this.indexes);
           await this.client.send(new PutObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), Body }));
+          this.stats.puts++;
           return { ok: true, bytes: req.object.bytes };
         }
         case 'get': {
-          const out = await this.client.send(new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }));
+          // A ranged read of a segment: the offset index (cached, else fetched) gives the bytes.
+          const range = req.offsets && req.key.endsWith('.log') ? await this.fileRangeOf(req.store, req.key, req.offsets) : undefined;
+          const out = await this.client.send(
+            new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }),
+          );
           const bytes = new Uint8Array(await out.Body!.transformToByteArray());
-          const object = decodeObject(req.key, bytes);
-          const size = bytesRead(req, object.bytes);
-          return { ok: true, bytes: size, object };
+          this.stats.gets++;
+          if (range) this.stats.rangedGets++;
+          this.stats.bytesGot += bytes.length;
+          let object: StoredObject;
+          try {
+            object = decodeObject(req.key, bytes);
+          } catch (e) {
+            return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
+          }
+          return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object };
         }
         case 'delete':
           await this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }));
+          if (req.key.endsWith('.log') || req.key.endsWith('.index')) this.indexes.delete(stem(req.key));
           return { ok: true, bytes: 0 };
         case 'list': {
           const out = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix) }));
@@ -113,6 +128,22 @@ export class S3ObjectStore implements ObjectStoreBackend {
       if (req.op === 'get' && (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
       return { ok: false, bytes: 0, error: `S3 ${err.name ?? 'error'}${err.$metadata?.httpStatusCode ? ` (HTTP ${err.$metadata.httpStatusCode})` : ''}` };
     }
+  }
+
+  /** The file bytes holding offsets `offsets` of segment `key`, through its offset index. */
+  private async fileRangeOf(store: StoreName, key: string, offsets: [number, number]): Promise<{ start: number; end?: number } | undefined> {
+    const id = stem(key);
+    let index = this.indexes.get(id);
+    if (index === undefined) {
+      const indexKey = `${stem(key)}.index`;
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucketOf(store), Key: this.keyOf(store, indexKey) }));
+      const bytes = new Uint8Array(await out.Body!.transformToByteArray());
+      this.stats.indexFetches++;
+      this.stats.bytesGot += bytes.length;
+      index = parseOffsetIndex(indexKey, bytes);
+      this.indexes.set(id, index);
+    }
+    return fileRange(index, offsets);
   }
 
   snapshot(): Record<StoreName, Record<string, StoredObject>> {
