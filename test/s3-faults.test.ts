@@ -2,8 +2,9 @@
  * Faults from a real store: a fault-injecting HTTP proxy in front of s3rver answers some
  * requests with 503 SlowDown or 500, resets some connections, and delays others. The SDK's
  * bounded retries absorb the transient ones (the run is then the same as in memory); a
- * request that keeps failing comes back into the model as a failed copy, which is cleaned
- * up and retried on a later run. Every invariant holds and no record is lost.
+ * request that keeps failing comes back into the model as a failed copy (cleaned up and
+ * retried on a later run) or a failed read (the follower backs off; a consumer gets an
+ * error). Every invariant holds and no record is lost.
  */
 import { type IncomingMessage, type ServerResponse, createServer, request as httpRequest, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -125,5 +126,38 @@ describe('S3 faults through a proxy', () => {
     const leader = json.partitions[0].replicas[0];
     expect([leader.logStartOffset, leader.localLogStartOffset, leader.highestOffsetInRemoteStorage]).toEqual([0, 100, 99]);
     expect(attempts.get('PUT /tierscope/persistent/tiered/orders-0/00000000000000000000-orders-0-0-1.log')).toBe(3);
+  }, 60000);
+
+  test('a GET that keeps failing during the aux-state build is a failed read: the follower backs off, retries and catches up', async () => {
+    // The producer snapshot's GET fails on every attempt (3, the SDK's bound), a persistent fault.
+    plan = (key) => (key.startsWith('GET') && key.endsWith('.snapshot') ? 'slowDown' : 'pass');
+    attempts.clear();
+    const k = await runThroughProxy('kip1023-bootstrap', 'getfail/');
+    const json = buildRunJson(k);
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const gets = trace.filter((e) => e.type === 'objectStore' && e.op === 'get' && e.purpose === 'producerSnapshot');
+    expect(gets.map((e) => [e.ok, e.error])).toEqual([[false, 'S3 SlowDown (HTTP 503)']]);
+    expect(attempts.get(`GET /tierscope/getfail/tiered/${String(gets[0].key)}`)).toBe(3);
+    // PROTOCOL 5: not failed, delayed by replica.fetch.backoff.ms with the fetch offset unchanged ...
+    const delayed = trace.find((e) => e.type === 'fetcher' && e.action === 'delayed')!;
+    expect(delayed).toMatchObject({ broker: 1, delayMs: 1000, rule: 'backoff' });
+    expect(String(delayed.reason)).toContain('SlowDown');
+    // ... then, its log already restarted at 150, it resumes the classic way and catches up.
+    const follower = json.partitions[0].replicas.find((r) => r.broker === 1)!;
+    expect(follower).toMatchObject({ logEndOffset: 200, inIsr: true, fetcher: { failed: false } });
+  }, 60000);
+
+  test('a consumer\'s ranged GET that keeps failing answers the consumer with an error, nothing else breaks', async () => {
+    plan = (key) => (key.startsWith('GET') && key.endsWith('.log') ? 'error500' : 'pass');
+    attempts.clear();
+    const k = await runThroughProxy('kip1023-promoted-follower-remote-reads', 'readfail/');
+    const json = buildRunJson(k);
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const reads = trace.filter((e) => e.type === 'objectStore' && e.purpose === 'consumerRead');
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.every((e) => e.ok === false && String(e.error).includes('HTTP 500'))).toBe(true);
+    expect(trace.some((e) => e.type === 'response' && e.rule === 'remoteReadFailed' && e.error === 'NETWORK_EXCEPTION')).toBe(true);
   }, 60000);
 });
