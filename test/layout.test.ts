@@ -38,7 +38,7 @@ function replica(over: Partial<ReplicaView> = {}): ReplicaView {
     alive: true,
     segments: [],
     earliestPendingUploadOffset: null,
-    machines: { fetcher: '', leader: '', rlm: '' },
+    machines: { fetcher: '', leader: '', rlm: '', walReplica: '', walCombiner: '' },
     ...over,
   };
 }
@@ -495,7 +495,7 @@ describe('stateTree', () => {
 
   test.each(bundled)('every state the kernel reports in %s is a leaf path of its tree', (id) => {
     const s = new Session(loadBundled(id));
-    const seen: Record<MachineName, Set<string>> = { fetcher: new Set(), leader: new Set(), rlm: new Set() };
+    const seen: Record<MachineName, Set<string>> = { fetcher: new Set(), leader: new Set(), rlm: new Set(), walReplica: new Set(), walCombiner: new Set() };
     const record = () => {
       for (const key of s.kernel.state.partitionOrder) {
         for (const b of s.kernel.state.partitions[key].replicas) {

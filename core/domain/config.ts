@@ -51,6 +51,23 @@ export const BROKER_CONFIGS = {
     kind: 'boolean', default: true,
     doc: 'Tiered storage available on the brokers (Kafka default false; the model enables it).',
   },
+  // KIP-1176 never fixed its config names: the wal.* names below are the model's.
+  'wal.combine.interval.ms': {
+    kind: 'int', default: 15, min: 1,
+    doc: 'Model name (KIP-1176): milliseconds the WAL combiner waits before flushing one object to the fast store.',
+  },
+  'wal.combine.max.bytes': {
+    kind: 'int', default: 409600, min: 1,
+    doc: 'Model name (KIP-1176): bytes pending in the WAL combiner that flush an object at once.',
+  },
+  'wal.metadata.retention.ms': {
+    kind: 'int', default: 3600000, min: 1,
+    doc: 'Model name (KIP-1176): retention of the WAL metadata topic __remote_wal_log_metadata.',
+  },
+  'wal.fallback.fetch.enable': {
+    kind: 'boolean', default: false,
+    doc: 'Model name (KIP-1176 "later improvement"): while the fast store fails, followers fetch records from the leader.',
+  },
 } as const satisfies Record<string, ConfigSpec>;
 
 /** Topic configs (Kafka names), per topic. */
@@ -95,6 +112,10 @@ export const TOPIC_CONFIGS = {
     kind: 'int', default: 1, min: 1,
     doc: 'In-sync replicas needed for an acks=all produce.',
   },
+  'wal.enable': {
+    kind: 'boolean', default: false,
+    doc: 'Model name (KIP-1176): the active segment is replicated through the fast object store (WAL) instead of follower fetches.',
+  },
 } as const satisfies Record<string, ConfigSpec>;
 
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
@@ -123,6 +144,16 @@ export interface ModelKnobs {
   tieredPutBytesPerMs: number;
   /** Time a restarted broker needs to load the remote log metadata before it knows Ry. */
   remoteLogMetadataLoadMs: number;
+  /** Latency of one PUT to the WAL's fast store (S3 Express One Zone). */
+  walPutLatencyMs: number;
+  /** Latency of one (ranged) GET from the WAL's fast store. */
+  walGetLatencyMs: number;
+  /** Latency of one DELETE in the WAL's fast store. */
+  walDeleteLatencyMs: number;
+  /** Upload throughput of the fast store, bytes per millisecond (adds to the PUT latency). */
+  walPutBytesPerMs: number;
+  /** Bytes of one record of the WAL metadata topic (key, object key, byte range, offsets, epoch). */
+  walMetadataRecordBytes: number;
 }
 
 export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: number; doc: string }> = {
@@ -135,6 +166,11 @@ export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: numbe
   tieredDeleteLatencyMs: { default: 50, min: 0, doc: 'Latency of a DELETE in the tiered store, ms.' },
   tieredPutBytesPerMs: { default: 100000, min: 1, doc: 'Upload throughput of the tiered store, bytes per ms (100 MB/s).' },
   remoteLogMetadataLoadMs: { default: 0, min: 0, doc: 'Time a restarted broker needs to load remote log metadata, ms.' },
+  walPutLatencyMs: { default: 6, min: 0, doc: 'Latency of a PUT to the WAL fast store (S3 Express One Zone, single-digit ms), ms.' },
+  walGetLatencyMs: { default: 4, min: 0, doc: 'Latency of a ranged GET from the WAL fast store, ms.' },
+  walDeleteLatencyMs: { default: 4, min: 0, doc: 'Latency of a DELETE in the WAL fast store, ms.' },
+  walPutBytesPerMs: { default: 200000, min: 1, doc: 'Upload throughput of the WAL fast store, bytes per ms (200 MB/s).' },
+  walMetadataRecordBytes: { default: 120, min: 1, doc: 'Bytes of one WAL metadata record (object key, byte range, partition, offsets, epoch).' },
 };
 
 export function defaultBrokerConfig(): BrokerConfig {

@@ -12,7 +12,7 @@
  */
 import { and, assign, or, setup } from 'xstate';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
-import { type EpochEntry, divergenceTruncationOffset, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
+import { type EpochEntry, divergenceTruncationOffset, latestEpoch, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
 import type { RecordBatch } from '../domain/partition-log.js';
 
@@ -69,6 +69,8 @@ export type FollowerFetcherEvent =
       logStartOffset: number;
       divergingEpoch: { epoch: number; endOffset: number } | null;
       replica: ReplicaFacts;
+      /** KIP-1176: the leader answered without records because the WAL carries them. */
+      wal?: boolean;
     }
   | {
       type: 'listOffsets.responded';
@@ -87,7 +89,9 @@ export type FollowerFetcherEvent =
       reason: string | null;
     }
   | { type: 'objectStore.getCompleted'; requestId: number; ok: boolean; error: string | null; leaderEpochs?: EpochEntry[]; producers?: ProducerEntry[] }
-  | { type: 'backoff.expired'; timerId: number };
+  | { type: 'backoff.expired'; timerId: number }
+  /** KIP-1176: the WAL replica appended a chunk; the log now ends at `logEndOffset`. */
+  | { type: 'wal.appended'; logEndOffset: number; lastEpoch: number };
 
 function initialContext(input: { broker: number; topic: string; partition: number }): FollowerFetcherContext {
   return {
@@ -159,6 +163,11 @@ export const followerFetcherMachine = setup({
     restoreLeaderEpochs: (_, _p: { entries: EpochEntry[] }) => {},
     /** Effect: replace producer state with a snapshot read from remote storage. */
     restoreProducerState: (_, _p: { entries: ProducerEntry[] }) => {},
+    /**
+     * Effect (KIP-1176): start a timer of replica.fetch.wait.max.ms; `backoff.expired` with
+     * `timerId` follows unless a WAL chunk is appended first.
+     */
+    startWalWait: (_, _p: { timerId: number }) => {},
     /** Effect: start a timer of replica.fetch.backoff.ms; `backoff.expired` with `timerId` follows. */
     startBackoff: (_, _p: { timerId: number; reason: string }) => {},
     /** Record a step and the rule that caused it, for the trace and narration. */
@@ -250,6 +259,25 @@ export const followerFetcherMachine = setup({
                 const offset = divergenceTruncationOffset(event.replica.leaderEpochs, event.replica.logEndOffset, event.divergingEpoch!);
                 return { fetchOffset: offset, lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, offset) };
               }),
+            ],
+          },
+          {
+            // KIP-1176: no records came (the WAL carries them); the log may have grown since
+            // the Fetch was sent, and then the new offset is reported at once.
+            guard: ({ context, event }) => event.error === null && event.wal === true && event.replica.logEndOffset > context.fetchOffset,
+            target: 'fetching',
+            reenter: true,
+            actions: [
+              { type: 'updateFromLeader', params: ({ event }) => ({ highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
+              assign(({ event }) => ({ fetchOffset: event.replica.logEndOffset, lastFetchedEpoch: latestEpoch(event.replica.leaderEpochs), retries: 0, lastError: null, path: null })),
+            ],
+          },
+          {
+            guard: ({ event }) => event.error === null && event.wal === true,
+            target: 'walIdle',
+            actions: [
+              { type: 'updateFromLeader', params: ({ event }) => ({ highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
+              assign({ retries: 0, lastError: null, path: null }),
             ],
           },
           {
@@ -675,6 +703,23 @@ export const followerFetcherMachine = setup({
           { guard: ({ context, event }) => event.timerId !== context.awaiting },
           { target: 'fetching' },
         ],
+      },
+    },
+    /**
+     * KIP-1176: the leader answered without records; the next Fetch reports the offset as
+     * soon as the WAL replica appends a chunk, or after replica.fetch.wait.max.ms.
+     */
+    walIdle: {
+      entry: [
+        assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+        { type: 'startWalWait', params: ({ context }) => ({ timerId: context.awaiting }) },
+      ],
+      on: {
+        'wal.appended': {
+          target: 'fetching',
+          actions: assign(({ context, event }) => ({ fetchOffset: Math.max(context.fetchOffset, event.logEndOffset), lastFetchedEpoch: event.lastEpoch })),
+        },
+        'backoff.expired': [{ guard: ({ context, event }) => event.timerId !== context.awaiting }, { target: 'fetching' }],
       },
     },
     /** Marked failed (fenced leader epoch) until the next leader change. */

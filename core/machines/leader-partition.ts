@@ -55,6 +55,11 @@ export type LeaderPartitionEvent =
       lastFetchedEpochEnd: { leaderEpoch: number; endOffset: number } | null;
       /** The long poll ran out: answer even with no data. */
       waitExpired: boolean;
+      /**
+       * KIP-1176: the partition replicates through the WAL and the fetch offset is one the
+       * WAL covers, so the answer carries no records (only the high watermark).
+       */
+      walServes?: boolean;
     } & LeaderFacts)
   | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
@@ -258,6 +263,18 @@ export const leaderPartitionMachine = setup({
                 return { msgId: event.msgId, error: d.error, rule: d.rule, fetchOffset: event.fetchOffset, divergingEpoch: null };
               },
             },
+          },
+          {
+            guard: ({ event }) => event.walServes === true,
+            actions: [
+              'recordFollowerFetch',
+              'maybeExpandIsr',
+              'maybeAdvanceHighWatermark',
+              {
+                type: 'respondFetch',
+                params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'walEmptyRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+              },
+            ],
           },
           {
             guard: 'hasNoNewData',

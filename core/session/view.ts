@@ -5,7 +5,7 @@
  */
 import { earliestPendingUploadOffset } from '../domain/leader-rules.js';
 import type { RemoteSegmentState } from '../domain/remote-metadata.js';
-import type { Kernel, MachineName } from '../sim/kernel.js';
+import { BROKER_KEY, type Kernel, type MachineName } from '../sim/kernel.js';
 import { replicaJson, type ReplicaJson } from '../sim/output.js';
 
 export type SegmentTier = 'local' | 'both';
@@ -80,6 +80,8 @@ export function buildView(k: Kernel): RunView {
           fetcher: k.machineState(b, key, 'fetcher'),
           leader: k.machineState(b, key, 'leader'),
           rlm: k.machineState(b, key, 'rlm'),
+          walReplica: k.machineState(b, key, 'walReplica'),
+          walCombiner: k.machineState(b, BROKER_KEY, 'walCombiner'),
         },
       };
     });

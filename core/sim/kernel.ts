@@ -66,6 +66,9 @@ import {
 import { type FollowerFetcherEvent, type ReplicaFacts, followerFetcherMachine } from '../machines/follower-fetcher.js';
 import { type LeaderPartitionEvent, leaderPartitionMachine } from '../machines/leader-partition.js';
 import { type RemoteLogManagerEvent, type RlmFacts, remoteLogManagerMachine } from '../machines/remote-log-manager.js';
+import { type WalCombinerEvent, walCombinerMachine } from '../machines/wal-combiner.js';
+import { type WalChunkRef, type WalReplicaEvent, walReplicaMachine } from '../machines/wal-replica.js';
+import { type PendingChunk, type WalChunk, type WalObject, WAL_METADATA_TOPIC, assembleWalObject, batchPositions, chunkBatches, walObjectKey } from '../domain/wal.js';
 import {
   type SegmentRange,
   activeSegmentBreachesLocalTime,
@@ -89,7 +92,34 @@ import { type PrngState, seedPrng } from './prng.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 import { type InvariantWatch, type Violation, checkInvariants, checkFollowerAppend, checkLocalDelete, checkRemoteTransition } from '../check/invariants.js';
 
-export type MachineName = 'fetcher' | 'leader' | 'rlm';
+export type MachineName = 'fetcher' | 'leader' | 'rlm' | 'walReplica' | 'walCombiner';
+
+/** The pseudo partition key of per-broker machines (the WAL combiner). */
+export const BROKER_KEY = '__broker';
+
+/** KIP-1176's WAL state of the cluster (PROTOCOL section 7). */
+export interface WalState {
+  nextObjectSeq: number;
+  /** Next offset of the WAL metadata topic. */
+  nextChunkId: number;
+  /** Per partition: the leader's next offset to put into a chunk. */
+  next: Record<string, number>;
+  /** Per partition: ids of the published chunks whose objects still exist, oldest first. */
+  live: Record<string, number[]>;
+  /** PUTs in flight, by `broker|requestId`. */
+  inflight: Record<string, { objectKey: string; chunks: PendingChunk[] }>;
+  objects: Record<string, WalObject>;
+  /** Objects by broker, oldest first (deletion scans from the front). */
+  objectOrder: Record<string, string[]>;
+  /** Published chunks by id, while their metadata record is retained or their object lives. */
+  chunks: Record<string, WalChunk>;
+  /** The WAL metadata topic's retained records (chunk ids), oldest first. */
+  metadata: number[];
+  /** Chunk batches read by a replica, by `broker|key|requestId`, until appended. */
+  reads: Record<string, RecordBatch[]>;
+  /** Elections waiting for the elected replica to sync the tail from the WAL, by partition. */
+  tailSync: Record<string, { broker: number; rule: string; previous: number }>;
+}
 
 export interface ReplicaState {
   broker: number;
@@ -159,7 +189,9 @@ export interface ConsumerState {
 export type KernelEvent =
   | { kind: 'timeline'; index: number }
   | { kind: 'deliver'; msg: Message }
-  | { kind: 'machineTimer'; machine: 'fetcher' | 'rlm'; broker: number; key: string; timerId: number }
+  | { kind: 'machineTimer'; machine: 'fetcher' | 'rlm' | 'walCombiner' | 'walReplica'; broker: number; key: string; timerId: number }
+  | { kind: 'walChunkDelivered'; broker: number; key: string; chunkId: number }
+  | { kind: 'walLogChanged'; broker: number; key: string }
   | { kind: 'fetchWaitExpired'; key: string; msgId: number }
   | { kind: 'remoteSegmentLookedUp'; broker: number; key: string; requestId: number; epoch: number; offset: number }
   | { kind: 'storeDone'; broker: number; key: string; requestId: number; purpose: string; store: StoreName; objectKey: string; result: ObjectStoreResult }
@@ -173,6 +205,7 @@ export interface Metrics {
   remoteReads: Record<string, { count: number; bytes: number }>;
   bytesFetchedByFollowers: number;
   produced: { records: number; bytes: number };
+  wal: WalMetrics;
   [name: string]: unknown;
 }
 
@@ -204,6 +237,7 @@ export interface KernelState {
   violations: Violation[];
   violationKeys: Record<string, true>;
   metrics: Metrics;
+  wal: WalState;
 }
 
 export interface Checkpoint {
@@ -244,7 +278,41 @@ export const MACHINES = {
   fetcher: followerFetcherMachine,
   leader: leaderPartitionMachine,
   rlm: remoteLogManagerMachine,
+  walReplica: walReplicaMachine,
+  walCombiner: walCombinerMachine,
 } as const;
+
+/** Per-partition machines, one of each on every replica. */
+export const PARTITION_MACHINES = ['fetcher', 'leader', 'rlm', 'walReplica'] as const;
+
+/** KIP-1176 figures of a run (`metrics.wal` in the JSON). */
+export interface WalMetrics {
+  objectsPut: number;
+  bytesPut: number;
+  putFailures: number;
+  chunksPublished: number;
+  chunksApplied: number;
+  bytesApplied: number;
+  chunksDroppedStaleEpoch: number;
+  objectsDeleted: number;
+  tailSyncs: number;
+  metadata: { records: number; bytes: number; retainedRecords: number; retainedBytes: number; peakRetainedRecords: number; peakRetainedBytes: number; crossZoneBytes: number };
+}
+
+export function emptyWalMetrics(): WalMetrics {
+  return {
+    objectsPut: 0,
+    bytesPut: 0,
+    putFailures: 0,
+    chunksPublished: 0,
+    chunksApplied: 0,
+    bytesApplied: 0,
+    chunksDroppedStaleEpoch: 0,
+    objectsDeleted: 0,
+    tailSyncs: 0,
+    metadata: { records: 0, bytes: 0, retainedRecords: 0, retainedBytes: 0, peakRetainedRecords: 0, peakRetainedBytes: 0, crossZoneBytes: 0 },
+  };
+}
 
 /** Plain-data deep copy (the kernel state holds only JSON values). */
 function clone<T>(x: T): T {
@@ -331,7 +399,8 @@ export class Kernel {
       produceLatencies: { acks0: [], acks1: [], acksAll: [] },
       violations: [],
       violationKeys: {},
-      metrics: { requests: {}, remoteReads: {}, bytesFetchedByFollowers: 0, produced: { records: 0, bytes: 0 } },
+      metrics: { requests: {}, remoteReads: {}, bytesFetchedByFollowers: 0, produced: { records: 0, bytes: 0 }, wal: emptyWalMetrics() },
+      wal: { nextObjectSeq: 1, nextChunkId: 0, next: {}, live: {}, inflight: {}, objects: {}, objectOrder: {}, chunks: {}, metadata: [], reads: {}, tailSync: {} },
     };
     this.setUpPartitions();
     scenario.timeline.forEach((e, index) => push(this.state.queue, e.at, { kind: 'timeline', index }));
@@ -512,10 +581,12 @@ export class Kernel {
   }
 
   private startCluster(): void {
+    for (const b of this.state.brokers) this.createMachine(b.id, BROKER_KEY, 'walCombiner');
     for (const key of this.state.partitionOrder) {
       const part = this.state.partitions[key];
+      if (this.walEnabled(key)) this.state.wal.next[key] = logEndOffset(this.replica(key, part.leader).log);
       for (const b of part.replicas) {
-        for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(b, key, name);
+        for (const name of PARTITION_MACHINES) this.createMachine(b, key, name);
       }
       this.deliver(part.leader, key, 'leader', {
         type: 'leadership.assumed',
@@ -538,9 +609,10 @@ export class Kernel {
   }
 
   private createMachine(broker: number, key: string, name: MachineName): void {
-    const part = this.state.partitions[key];
     const machine = MACHINES[name] as typeof followerFetcherMachine;
-    const [snap] = initialTransition(machine, { broker, topic: part.topic, partition: part.partition });
+    const part = this.state.partitions[key] as PartitionState | undefined;
+    const input = part === undefined ? { broker, topic: '', partition: -1 } : { broker, topic: part.topic, partition: part.partition };
+    const [snap] = initialTransition(machine, input);
     this.machines[`${broker}|${key}|${name}`] = snap as AnyMachineSnapshot;
   }
 
@@ -554,6 +626,7 @@ export class Kernel {
       replica: this.replicaFacts(key, broker),
       lastFetchedEpoch: latestEpoch(r.log.leaderEpochs),
     });
+    this.startWalReplica(broker, key);
   }
 
   // ------------------------------------------------------------------ accessors
@@ -691,8 +764,19 @@ export class Kernel {
       case 'machineTimer': {
         if (!this.state.brokers[ev.broker].alive) return;
         if (ev.machine === 'fetcher') return this.deliver(ev.broker, ev.key, 'fetcher', { type: 'backoff.expired', timerId: ev.timerId });
+        if (ev.machine === 'walCombiner') return this.deliver(ev.broker, BROKER_KEY, 'walCombiner', { type: 'wal.timer', timerId: ev.timerId, ...this.combinerFacts(ev.broker) });
+        if (ev.machine === 'walReplica') return this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.retry', timerId: ev.timerId });
         return this.deliver(ev.broker, ev.key, 'rlm', this.rlmTaskEvent(ev.broker, ev.key, ev.timerId));
       }
+      case 'walChunkDelivered': {
+        const chunk = this.state.wal.chunks[String(ev.chunkId)];
+        const part = this.state.partitions[ev.key];
+        if (chunk === undefined || !this.state.brokers[ev.broker].alive || !part.replicas.includes(ev.broker)) return;
+        return this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.chunkPublished', chunk: chunkRef(chunk) });
+      }
+      case 'walLogChanged':
+        if (!this.state.brokers[ev.broker].alive) return;
+        return this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.logChanged', logEndOffset: logEndOffset(this.replica(ev.key, ev.broker).log) });
       case 'fetchWaitExpired': {
         const part = this.state.partitions[ev.key];
         const parked = part.parked[String(ev.msgId)];
@@ -723,7 +807,7 @@ export class Kernel {
   }
 
   /** Steps one machine with an event and executes the effects it asks for. */
-  private deliver(broker: number, key: string, name: MachineName, event: FollowerFetcherEvent | LeaderPartitionEvent | RemoteLogManagerEvent): void {
+  private deliver(broker: number, key: string, name: MachineName, event: FollowerFetcherEvent | LeaderPartitionEvent | RemoteLogManagerEvent | WalCombinerEvent | WalReplicaEvent): void {
     const id = `${broker}|${key}|${name}`;
     const snap = this.machines[id];
     assert(snap !== undefined, `machine ${id} exists`);
@@ -733,9 +817,10 @@ export class Kernel {
     const [next, actions] = pureTransition(machine as never, snap as never, event);
     this.machines[id] = next as AnyMachineSnapshot;
     const after = stateName(next.value);
-    const part = this.state.partitions[key];
+    const part = this.state.partitions[key] as PartitionState | undefined;
     if (before !== after) {
-      this.trace.push({ atMs: this.state.nowMs, type: `${name}State`, broker, topic: part.topic, partition: part.partition, from: before, to: after, event: event.type });
+      const where = part === undefined ? {} : { topic: part.topic, partition: part.partition };
+      this.trace.push({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
     }
     for (const a of actions) {
       const action = a as unknown as { type: string; params?: Record<string, unknown> };
@@ -747,6 +832,8 @@ export class Kernel {
   // ------------------------------------------------------------------ effects
 
   private execute(broker: number, key: string, name: MachineName, type: string, p: Record<string, unknown>): void {
+    if (name === 'walCombiner') return this.executeCombiner(broker, type, p);
+    if (name === 'walReplica') return this.executeWalReplica(broker, key, type, p);
     const part = this.state.partitions[key];
     const r = this.replica(key, broker);
     const now = this.state.nowMs;
@@ -780,20 +867,30 @@ export class Kernel {
         // Kafka's follower: HW = min(leader HW, own LEO) (it may go down after a leader change).
         updateHighWatermark(r.log, p.highWatermark as number);
         maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
+        if (bytes > 0) this.walLogChanged(broker, key);
         return;
       }
+      case 'updateFromLeader':
+        updateHighWatermark(r.log, p.highWatermark as number);
+        maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
+        return;
+      case 'startWalWait':
+        push(this.state.queue, now + this.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId: p.timerId as number });
+        return;
       case 'truncateTo': {
         const offset = p.offset as number;
         const before = logEndOffset(r.log);
         truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset));
         if (offset >= before) return;
         this.trace.push({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
+        this.walLogChanged(broker, key);
         return;
       }
       case 'truncateFullyAndStartAt': {
         const offset = p.offset as number;
         truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now);
         this.trace.push({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
+        this.walLogChanged(broker, key);
         return;
       }
       case 'lookupRemoteSegment':
@@ -1142,6 +1239,7 @@ export class Kernel {
           lastFetchedEpoch: lfe,
           lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
           waitExpired,
+          walServes: this.walServes(msg.key, leader, b.fetchOffset as number),
           ...facts,
         });
         break;
@@ -1177,12 +1275,14 @@ export class Kernel {
     delete part.parked[String(p.msgId)];
     const r = this.replica(key, broker);
     const error = p.error as KafkaError | null;
-    const batches = error === null && p.divergingEpoch === null ? readBatches(r.log, p.fetchOffset as number, msg.body.maxBytes as number) : [];
+    const wal = p.rule === 'walEmptyRecords';
+    const batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset as number, msg.body.maxBytes as number) : [];
     this.reply(
       msg,
       {
         error,
         batches,
+        ...(wal ? { wal: true } : {}),
         highWatermark: r.log.highWatermark,
         logStartOffset: r.log.logStartOffset,
         divergingEpoch: p.divergingEpoch,
@@ -1228,6 +1328,7 @@ export class Kernel {
             ...(b.highWatermark !== undefined ? { highWatermark: b.highWatermark as number, logStartOffset: b.logStartOffset as number } : {}),
             ...(b.divergingEpoch ? { divergingEpoch: b.divergingEpoch as { epoch: number; endOffset: number } } : {}),
             ...(b.servedFrom ? { servedFrom: b.servedFrom as 'local' | 'remote' } : {}),
+            ...(b.wal === true ? { wal: true } : {}),
           }
         : {}),
       ...(msg.api === 'ListOffsets' ? { timestamp: b.timestamp as ListOffsetsTimestamp, offset: b.offset as number, leaderEpoch: b.leaderEpoch as number } : {}),
@@ -1250,6 +1351,7 @@ export class Kernel {
           logStartOffset: (b.logStartOffset as number | undefined) ?? -1,
           divergingEpoch: (b.divergingEpoch as { epoch: number; endOffset: number } | null | undefined) ?? null,
           replica,
+          ...(b.wal === true ? { wal: true } : {}),
         });
       case 'ListOffsets':
         return this.deliver(broker, msg.key, 'fetcher', {
@@ -1309,14 +1411,15 @@ export class Kernel {
   /** Modelled latency, from the request alone (a real store's own timing never enters the run). */
   private storeLatencyMs(req: ObjectStoreRequest): number {
     const m = this.state.model;
+    const wal = req.store === 'wal';
     switch (req.op) {
       case 'put':
-        return m.tieredPutLatencyMs + Math.floor(req.object.bytes / m.tieredPutBytesPerMs);
+        return wal ? m.walPutLatencyMs + Math.floor(req.object.bytes / m.walPutBytesPerMs) : m.tieredPutLatencyMs + Math.floor(req.object.bytes / m.tieredPutBytesPerMs);
       case 'get':
       case 'list':
-        return m.tieredGetLatencyMs;
+        return wal ? m.walGetLatencyMs : m.tieredGetLatencyMs;
       case 'delete':
-        return m.tieredDeleteLatencyMs;
+        return wal ? m.walDeleteLatencyMs : m.tieredDeleteLatencyMs;
     }
   }
 
@@ -1379,7 +1482,8 @@ export class Kernel {
   }
 
   private objectStoreEntry(broker: number, key: string, req: ObjectStoreRequest, result: ObjectStoreResult, purpose: string): TraceEntry {
-    const part = this.state.partitions[key];
+    // Per-broker requests (the WAL combiner's) name no partition.
+    const part = this.state.partitions[key] as PartitionState | undefined;
     const objectKey = 'key' in req ? req.key : req.prefix;
     return {
       atMs: this.state.nowMs,
@@ -1390,8 +1494,7 @@ export class Kernel {
       bytes: result.bytes,
       ok: result.ok,
       broker,
-      topic: part.topic,
-      partition: part.partition,
+      ...(part === undefined ? {} : { topic: part.topic, partition: part.partition }),
       purpose,
       ...(result.error ? { error: result.error } : {}),
       ...(req.op === 'get' && req.range ? { range: req.range } : {}),
@@ -1401,6 +1504,9 @@ export class Kernel {
   private onStoreDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
     if (!this.state.brokers[ev.broker].alive) return;
     if (ev.purpose === 'consumerRead') return this.onConsumerRemoteRead(ev);
+    if (ev.purpose === 'walPut') return this.onWalPutDone(ev);
+    if (ev.purpose === 'walChunk') return this.onWalChunkRead(ev);
+    if (ev.purpose === 'walDelete') return this.onWalDeleteDone(ev);
     if (ev.purpose === 'deleteOnDisable') return;
     if (ev.purpose.startsWith('copy:') || ev.purpose === 'delete') {
       const id = `${ev.broker}|${ev.key}|${ev.requestId}`;
@@ -1468,6 +1574,8 @@ export class Kernel {
       this.state.produceLatencies.acks1.push(roundTrip);
       this.trace.push({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
     } else this.state.produceLatencies.acks0.push(0);
+    // KIP-1176: the combiner puts the new bytes into the next WAL object.
+    if (this.walEnabled(key)) this.deliver(broker, BROKER_KEY, 'walCombiner', { type: 'wal.appended', ...this.combinerFacts(broker) });
     // acks=all may complete at once when the leader is the only in-sync replica.
     this.completeAcks(key);
     // New data completes the fetches held in the long poll.
@@ -1595,7 +1703,7 @@ export class Kernel {
         }
         part.replicas.push(a.broker);
         part.replicaStates[String(a.broker)] = { broker: a.broker, log: emptyLog(0, now), highestOffsetInRemoteStorage: -1 };
-        for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(a.broker, key, name);
+        for (const name of PARTITION_MACHINES) this.createMachine(a.broker, key, name);
         this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, rule: 'replicaAdded' });
         if (!this.state.brokers[a.broker].alive) return;
         this.deliver(a.broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
@@ -1715,6 +1823,15 @@ export class Kernel {
     if (!b.alive) return;
     b.alive = false;
     this.trace.push({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
+    // The combiner's pending bytes and its PUT in flight are lost with the broker's memory.
+    this.createMachine(broker, BROKER_KEY, 'walCombiner');
+    for (const id of Object.keys(this.state.wal.inflight)) {
+      if (!id.startsWith(`${broker}|`)) continue;
+      // An object whose PUT was in flight may exist without metadata: an orphan the model leaves.
+      const o = this.state.wal.objects[this.state.wal.inflight[id].objectKey];
+      if (o !== undefined) o.state = 'failed';
+      delete this.state.wal.inflight[id];
+    }
     for (const key of this.state.partitionOrder) {
       const part = this.state.partitions[key];
       if (!part.replicas.includes(broker)) continue;
@@ -1722,13 +1839,21 @@ export class Kernel {
       // In-memory state is lost; the log on disk survives.
       r.highestOffsetInRemoteStorage = -1;
       this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
-      for (const name of ['fetcher', 'leader', 'rlm'] as const) this.createMachine(broker, key, name);
+      for (const name of PARTITION_MACHINES) this.createMachine(broker, key, name);
       if (part.isr.includes(broker) && part.isr.length > 1) {
         part.isr = part.isr.filter((x) => x !== broker);
         this.trace.push({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
         if (part.leader !== broker && part.leader >= 0 && this.state.brokers[part.leader].alive) {
           this.deliver(part.leader, key, 'leader', { type: 'partition.updated', isr: part.isr, ...this.leaderFacts(key, part.leader) });
         }
+      }
+      const sync = this.state.wal.tailSync[key];
+      if (sync !== undefined && sync.broker === broker) {
+        // The replica syncing the WAL tail crashed before it could lead: elect another.
+        delete this.state.wal.tailSync[key];
+        const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
+        if (next !== undefined) this.becomeLeader(key, next, 'leaderCrashed');
+        else this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
       }
       if (part.leader === broker) {
         const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
@@ -1761,11 +1886,35 @@ export class Kernel {
     }
   }
 
-  /** Clean election: bump the epoch, the new leader appends (epoch, LEO) to its cache. */
+  /**
+   * Clean election. With KIP-1176 the elected replica first syncs the tail from the WAL
+   * (PROTOCOL 7.7): the partition has no leader until it has applied the chunks it knows of.
+   */
   private becomeLeader(key: string, broker: number, rule: string): void {
-    const now = this.state.nowMs;
     const part = this.state.partitions[key];
     const old = part.leader;
+    if (this.walEnabled(key) && this.machineState(broker, key, 'walReplica') !== 'inactive') {
+      const now = this.state.nowMs;
+      this.state.wal.tailSync[key] = { broker, rule, previous: old };
+      part.leader = -1;
+      if (old >= 0 && old !== broker && this.state.brokers[old].alive) {
+        this.deliver(old, key, 'leader', { type: 'leadership.resigned' });
+        this.deliver(old, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+      }
+      part.parked = {};
+      this.state.metrics.wal.tailSyncs++;
+      this.trace.push({ atMs: now, type: 'wal', action: 'syncingTail', broker, topic: part.topic, partition: part.partition, previous: old, logEndOffset: logEndOffset(this.replica(key, broker).log), rule: 'walTailSync' });
+      this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
+      this.deliver(broker, key, 'walReplica', { type: 'wal.syncTail' });
+      return;
+    }
+    this.completeLeadership(key, broker, rule, old);
+  }
+
+  /** The election proper: bump the epoch, the new leader appends (epoch, LEO) to its cache. */
+  private completeLeadership(key: string, broker: number, rule: string, old: number): void {
+    const now = this.state.nowMs;
+    const part = this.state.partitions[key];
     part.leaderEpoch += 1;
     part.leader = broker;
     if (!part.isr.includes(broker)) part.isr = [...part.isr, broker].sort((a, b) => a - b);
@@ -1777,6 +1926,8 @@ export class Kernel {
     this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
     this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
     this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
+    this.deliver(broker, key, 'walReplica', { type: 'wal.stopped' });
+    if (this.walEnabled(key)) this.state.wal.next[key] = logEndOffset(r.log);
     this.deliver(broker, key, 'leader', {
       type: 'leadership.assumed',
       leaderEpoch: part.leaderEpoch,
@@ -1792,9 +1943,382 @@ export class Kernel {
         this.deliver(b, key, 'leader', { type: 'leadership.resigned' });
         this.deliver(b, key, 'rlm', { type: 'rlm.started', role: 'follower' });
       }
+      // Followers drop WAL chunks of the older epochs before they follow the new leader.
+      this.deliver(b, key, 'walReplica', { type: 'wal.leaderEpoch', leaderEpoch: part.leaderEpoch });
       this.startFetcher(b, key);
     }
     // Fetches parked at the old leader are answered by no one: their senders restart anyway.
     part.parked = {};
   }
+
+  // ------------------------------------------------------------------ KIP-1176: the WAL
+
+  /** The topic replicates its active segment through the fast store. */
+  walEnabled(key: string): boolean {
+    const part = this.state.partitions[key];
+    return this.state.topicConfigs[part.topic]['wal.enable'];
+  }
+
+  /**
+   * The first offset the WAL holds for the partition in the current leader epoch: the
+   * oldest live chunk of this epoch, or where the leader started writing chunks. Below it a
+   * follower is served records the classic way (a new or lagging replica catching up).
+   */
+  walStartOffset(key: string): number {
+    const part = this.state.partitions[key];
+    for (const id of this.state.wal.live[key] ?? []) {
+      const c = this.state.wal.chunks[String(id)];
+      if (c !== undefined && c.leaderEpoch === part.leaderEpoch) return c.baseOffset;
+    }
+    return this.state.wal.next[key] ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  /** True while the leader's last WAL PUT failed and wal.fallback.fetch.enable is on. */
+  walFallbackActive(broker: number): boolean {
+    return this.state.brokerConfig['wal.fallback.fetch.enable'] && this.machineState(broker, BROKER_KEY, 'walCombiner') === 'retrying';
+  }
+
+  private walServes(key: string, leader: number, fetchOffset: number): boolean {
+    if (!this.walEnabled(key) || this.walFallbackActive(leader)) return false;
+    return fetchOffset >= this.walStartOffset(key) && fetchOffset <= logEndOffset(this.replica(key, leader).log);
+  }
+
+  /** Bytes appended to the WAL partitions `broker` leads and not yet in an object. */
+  private combinerFacts(broker: number): { pendingBytes: number; maxBytes: number } {
+    let pendingBytes = 0;
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      if (part.leader !== broker || !this.walEnabled(key)) continue;
+      const next = this.state.wal.next[key] ?? Number.MAX_SAFE_INTEGER;
+      const log = this.replica(key, broker).log;
+      for (let i = log.segments.length - 1; i >= 0; i--) {
+        const seg = log.segments[i];
+        for (let j = seg.batches.length - 1; j >= 0 && seg.batches[j].baseOffset >= next; j--) pendingBytes += seg.batches[j].bytes;
+        if (seg.baseOffset <= next) break;
+      }
+    }
+    return { pendingBytes, maxBytes: this.state.brokerConfig['wal.combine.max.bytes'] };
+  }
+
+  /** A follower of a WAL partition starts reading chunks from the retained metadata. */
+  private startWalReplica(broker: number, key: string): void {
+    if (!this.walEnabled(key)) return;
+    const part = this.state.partitions[key];
+    const chunks: WalChunkRef[] = [];
+    for (const id of this.state.wal.metadata) {
+      const c = this.state.wal.chunks[String(id)];
+      if (c !== undefined && c.key === key) chunks.push(chunkRef(c));
+    }
+    this.deliver(broker, key, 'walReplica', { type: 'wal.started', leaderEpoch: part.leaderEpoch, logEndOffset: logEndOffset(this.replica(key, broker).log), chunks });
+  }
+
+  /** A WAL follower's log changed by another path (classic records, truncation). */
+  private walLogChanged(broker: number, key: string): void {
+    if (this.walEnabled(key)) push(this.state.queue, this.state.nowMs, { kind: 'walLogChanged', broker, key });
+  }
+
+  private executeCombiner(broker: number, type: string, p: Record<string, unknown>): void {
+    const now = this.state.nowMs;
+    switch (type) {
+      case 'startIntervalTimer':
+        push(this.state.queue, now + this.state.brokerConfig['wal.combine.interval.ms'], { kind: 'machineTimer', machine: 'walCombiner', broker, key: BROKER_KEY, timerId: p.timerId as number });
+        return;
+      case 'startRetryTimer': {
+        const delay = Math.min(100 * 2 ** Math.max(0, (p.failures as number) - 1), 1000);
+        push(this.state.queue, now + delay, { kind: 'machineTimer', machine: 'walCombiner', broker, key: BROKER_KEY, timerId: p.timerId as number });
+        return;
+      }
+      case 'flush':
+        return this.walFlush(broker, p.requestId as number, p.reason as string);
+      case 'publishChunks':
+        return this.walPublish(broker, p.requestId as number);
+      case 'restoreChunks': {
+        const id = `${broker}|${p.requestId as number}`;
+        const inflight = this.state.wal.inflight[id];
+        delete this.state.wal.inflight[id];
+        this.state.metrics.wal.putFailures++;
+        if (inflight === undefined) return;
+        const o = this.state.wal.objects[inflight.objectKey];
+        if (o !== undefined) o.state = 'failed';
+        for (const c of inflight.chunks) {
+          const part = this.state.partitions[c.key];
+          if (part.leader === broker && part.leaderEpoch === c.leaderEpoch) this.state.wal.next[c.key] = Math.min(this.state.wal.next[c.key] ?? c.baseOffset, c.baseOffset);
+        }
+        this.trace.push({ atMs: now, type: 'wal', action: 'putFailed', broker, objectKey: inflight.objectKey, error: (p.error as string | null) ?? null, failures: p.failures as number, rule: 'walPutFailed' });
+        return;
+      }
+      default:
+        assert(false, `unknown effect ${type} from walCombiner`);
+    }
+  }
+
+  /** The combiner's flush: one object with every led WAL partition's new batches. */
+  private walFlush(broker: number, requestId: number, reason: string): void {
+    const now = this.state.nowMs;
+    const parts: Array<{ key: string; leaderEpoch: number; batches: RecordBatch[] }> = [];
+    for (const key of this.state.partitionOrder) {
+      const part = this.state.partitions[key];
+      if (part.leader !== broker || !this.walEnabled(key)) continue;
+      const next = this.state.wal.next[key] ?? logEndOffset(this.replica(key, broker).log);
+      const log = this.replica(key, broker).log;
+      const batches: RecordBatch[] = [];
+      for (const seg of log.segments) {
+        if (seg.endOffset < next) continue;
+        for (const b of seg.batches) if (b.baseOffset >= next) batches.push(b);
+      }
+      if (batches.length === 0) continue;
+      parts.push({ key, leaderEpoch: part.leaderEpoch, batches });
+      this.state.wal.next[key] = batches[batches.length - 1].lastOffset + 1;
+    }
+    const { chunks, batches, bytes } = assembleWalObject(parts);
+    const objectKey = walObjectKey(broker, this.state.wal.nextObjectSeq++);
+    this.state.wal.inflight[`${broker}|${requestId}`] = { objectKey, chunks };
+    this.state.wal.objects[objectKey] = { key: objectKey, broker, bytes, createdMs: now, state: 'putting', chunkIds: [] };
+    (this.state.wal.objectOrder[String(broker)] ??= []).push(objectKey);
+    this.trace.push({ atMs: now, type: 'wal', action: 'flush', broker, objectKey, chunks: chunks.length, bytes, reason, rule: 'walCombinerFlush' });
+    this.storeOp(broker, BROKER_KEY, { op: 'put', store: 'wal', key: objectKey, object: { bytes, body: { kind: 'segment', batches } } }, requestId, 'walPut');
+  }
+
+  private onWalPutDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
+    if (ev.result.ok) {
+      this.state.metrics.wal.objectsPut++;
+      this.state.metrics.wal.bytesPut += ev.result.bytes;
+    }
+    this.deliver(ev.broker, BROKER_KEY, 'walCombiner', {
+      type: 'wal.putCompleted',
+      requestId: ev.requestId,
+      ok: ev.result.ok,
+      error: ev.result.error ?? null,
+      ...this.combinerFacts(ev.broker),
+    });
+  }
+
+  /**
+   * The PUT succeeded: one record per chunk goes to the WAL metadata topic, which followers
+   * consume. The record travels writer -> metadata partition leader -> each follower broker.
+   */
+  private walPublish(broker: number, requestId: number): void {
+    const now = this.state.nowMs;
+    const id = `${broker}|${requestId}`;
+    const inflight = this.state.wal.inflight[id];
+    delete this.state.wal.inflight[id];
+    if (inflight === undefined) return;
+    const wal = this.state.wal;
+    const m = this.state.metrics.wal;
+    const recordBytes = this.state.model.walMetadataRecordBytes;
+    const o = wal.objects[inflight.objectKey];
+    o.state = 'live';
+    const metaLeader = this.walMetadataLeader();
+    const zone = (b: number) => this.state.brokers[b].zone;
+    // The metadata topic is replicated like any internal topic (RF up to 3, lowest ids).
+    const metaReplicas = this.state.brokers.filter((b) => b.alive).slice(0, 3).map((b) => b.id);
+    for (const pc of inflight.chunks) {
+      const part = this.state.partitions[pc.key];
+      const chunk: WalChunk = {
+        id: wal.nextChunkId++,
+        key: pc.key,
+        topic: part.topic,
+        partition: part.partition,
+        objectKey: inflight.objectKey,
+        range: pc.range,
+        baseOffset: pc.baseOffset,
+        lastOffset: pc.lastOffset,
+        leaderEpoch: pc.leaderEpoch,
+        broker,
+        atMs: now,
+      };
+      wal.chunks[String(chunk.id)] = chunk;
+      wal.metadata.push(chunk.id);
+      (wal.live[pc.key] ??= []).push(chunk.id);
+      o.chunkIds.push(chunk.id);
+      m.chunksPublished++;
+      m.metadata.records++;
+      m.metadata.bytes += recordBytes;
+      let crossZone = zone(broker) !== zone(metaLeader) ? recordBytes : 0;
+      for (const r of metaReplicas) if (r !== metaLeader && zone(r) !== zone(metaLeader)) crossZone += recordBytes;
+      this.trace.push({ atMs: now, type: 'wal', action: 'chunkPublished', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, range: chunk.range, baseOffset: chunk.baseOffset, lastOffset: chunk.lastOffset, leaderEpoch: chunk.leaderEpoch, metadataOffset: chunk.id, rule: 'walMetadataPublished' });
+      for (const f of part.replicas) {
+        if (f === broker || !this.state.brokers[f].alive) continue;
+        if (zone(f) !== zone(metaLeader)) crossZone += recordBytes;
+        const at = now + this.latencyMs(broker, metaLeader, pc.key) + this.latencyMs(metaLeader, f, pc.key);
+        push(this.state.queue, at, { kind: 'walChunkDelivered', broker: f, key: pc.key, chunkId: chunk.id });
+      }
+      m.metadata.crossZoneBytes += crossZone;
+    }
+    this.walMetadataRetention();
+    this.walCleanup(broker);
+  }
+
+  /** The leader of the WAL metadata topic's partition: the lowest live broker id. */
+  private walMetadataLeader(): number {
+    return this.state.brokers.find((b) => b.alive)?.id ?? 0;
+  }
+
+  /** wal.metadata.retention.ms: records older than it leave the metadata topic. */
+  private walMetadataRetention(): void {
+    const wal = this.state.wal;
+    const m = this.state.metrics.wal.metadata;
+    const cutoff = this.state.nowMs - this.state.brokerConfig['wal.metadata.retention.ms'];
+    let drop = 0;
+    while (drop < wal.metadata.length && (wal.chunks[String(wal.metadata[drop])]?.atMs ?? -1) < cutoff) drop++;
+    if (drop > 0) {
+      for (const id of wal.metadata.slice(0, drop)) {
+        const c = wal.chunks[String(id)];
+        // The chunk is forgotten once neither its record nor its object remains.
+        if (c !== undefined && wal.objects[c.objectKey]?.state !== 'live') delete wal.chunks[String(id)];
+      }
+      wal.metadata = wal.metadata.slice(drop);
+      this.trace.push({ atMs: this.state.nowMs, type: 'wal', action: 'metadataRetention', topic: WAL_METADATA_TOPIC, records: drop, rule: 'walMetadataRetention' });
+    }
+    m.retainedRecords = wal.metadata.length;
+    m.retainedBytes = wal.metadata.length * this.state.model.walMetadataRecordBytes;
+    m.peakRetainedRecords = Math.max(m.peakRetainedRecords, m.retainedRecords);
+    m.peakRetainedBytes = Math.max(m.peakRetainedBytes, m.retainedBytes);
+  }
+
+  /**
+   * PROTOCOL 7.6: a WAL object may go once every chunk in it is covered by a finished
+   * KIP-405 copy (at or below Ry), is below the Log-Start-Offset, or is older than the
+   * topic's local retention. Oldest objects first; the scan stops at one that must stay.
+   */
+  private walCleanup(broker: number): void {
+    const now = this.state.nowMs;
+    const order = this.state.wal.objectOrder[String(broker)] ?? [];
+    let i = 0;
+    for (; i < order.length; i++) {
+      const o = this.state.wal.objects[order[i]];
+      if (o.state === 'deleting' || o.state === 'deleted' || o.state === 'failed') continue;
+      if (o.state !== 'live') break;
+      const why = this.walObjectDeletable(o);
+      if (why === null) break;
+      o.state = 'deleting';
+      this.trace.push({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey: o.key, rule: why });
+      this.storeOp(broker, BROKER_KEY, { op: 'delete', store: 'wal', key: o.key }, 0, 'walDelete');
+    }
+    // Objects gone for good leave the order.
+    let drop = 0;
+    while (drop < order.length && ['deleted', 'failed'].includes(this.state.wal.objects[order[drop]].state)) drop++;
+    if (drop > 0) {
+      for (const k of order.slice(0, drop)) delete this.state.wal.objects[k];
+      this.state.wal.objectOrder[String(broker)] = order.slice(drop);
+    }
+  }
+
+  private walObjectDeletable(o: WalObject): string | null {
+    let rule = 'walObjectTiered';
+    for (const id of o.chunkIds) {
+      const c = this.state.wal.chunks[String(id)];
+      if (c === undefined) continue;
+      const part = this.state.partitions[c.key];
+      const leader = part.leader >= 0 ? part.replicaStates[String(part.leader)] : undefined;
+      if (leader === undefined) return null;
+      const cfg = this.state.topicConfigs[part.topic];
+      const localRetentionMs = effectiveLocalRetentionMs(cfg);
+      if (this.tiered(c.key) && c.lastOffset <= leader.highestOffsetInRemoteStorage) continue;
+      if (c.lastOffset < leader.log.logStartOffset) continue;
+      if (localRetentionMs >= 0 && this.state.nowMs - c.atMs > localRetentionMs) {
+        rule = 'walObjectPastLocalRetention';
+        continue;
+      }
+      return null;
+    }
+    return rule;
+  }
+
+  private onWalDeleteDone(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
+    const o = this.state.wal.objects[ev.objectKey];
+    if (o === undefined) return;
+    if (!ev.result.ok) {
+      o.state = 'live';
+      return;
+    }
+    o.state = 'deleted';
+    this.state.metrics.wal.objectsDeleted++;
+    for (const id of o.chunkIds) {
+      const c = this.state.wal.chunks[String(id)];
+      if (c === undefined) continue;
+      const live = this.state.wal.live[c.key];
+      if (live !== undefined) this.state.wal.live[c.key] = live.filter((x) => x !== id);
+      if (!this.state.wal.metadata.includes(id)) delete this.state.wal.chunks[String(id)];
+    }
+  }
+
+  private executeWalReplica(broker: number, key: string, type: string, p: Record<string, unknown>): void {
+    const now = this.state.nowMs;
+    const part = this.state.partitions[key];
+    const tp = { topic: part.topic, partition: part.partition };
+    switch (type) {
+      case 'getChunk': {
+        const chunk = p.chunk as WalChunkRef;
+        return this.storeOp(broker, key, { op: 'get', store: 'wal', key: chunk.objectKey, range: chunk.range }, p.requestId as number, 'walChunk');
+      }
+      case 'appendChunk':
+        return this.walAppendChunk(broker, key, p.requestId as number, p.chunk as WalChunkRef);
+      case 'startRetryTimer': {
+        const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
+        push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'walReplica', broker, key, timerId: p.timerId as number });
+        this.trace.push({ atMs: now, type: 'wal', action: 'readDelayed', broker, ...tp, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
+        return;
+      }
+      case 'tailSynced': {
+        const sync = this.state.wal.tailSync[key];
+        if (sync === undefined || sync.broker !== broker) return;
+        delete this.state.wal.tailSync[key];
+        this.trace.push({ atMs: now, type: 'wal', action: 'tailSynced', broker, ...tp, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
+        return this.completeLeadership(key, broker, sync.rule, sync.previous);
+      }
+      case 'explain': {
+        if (p.rule === 'walChunkStaleEpoch') this.state.metrics.wal.chunksDroppedStaleEpoch++;
+        this.trace.push({ atMs: now, type: 'wal', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        return;
+      }
+      default:
+        assert(false, `unknown effect ${type} from walReplica`);
+    }
+  }
+
+  private onWalChunkRead(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
+    const body = ev.result.object?.body;
+    if (ev.result.ok && body?.kind === 'segment') {
+      const chunk = Object.values(this.state.wal.chunks).find((c) => c.objectKey === ev.objectKey && c.key === ev.key);
+      const picked = chunk === undefined ? [] : chunkBatches(body.batches, chunk, batchPositions(body.batches));
+      this.state.wal.reads[`${ev.broker}|${ev.key}|${ev.requestId}`] = picked;
+    }
+    this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.chunkRead', requestId: ev.requestId, ok: ev.result.ok, error: ev.result.error ?? null });
+  }
+
+  /** A chunk read from the fast store is appended as follower (what the follower lacks of it). */
+  private walAppendChunk(broker: number, key: string, requestId: number, chunk: WalChunkRef): void {
+    const now = this.state.nowMs;
+    const part = this.state.partitions[key];
+    const r = this.replica(key, broker);
+    const cfg = this.state.topicConfigs[part.topic];
+    const id = `${broker}|${key}|${requestId}`;
+    const batches = this.state.wal.reads[id] ?? [];
+    delete this.state.wal.reads[id];
+    const leaderLog = part.leader >= 0 ? this.replica(key, part.leader).log : undefined;
+    let records = 0;
+    let bytes = 0;
+    const first = logEndOffset(r.log);
+    for (const b of batches) {
+      if (b.baseOffset !== logEndOffset(r.log)) continue;
+      if (appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now)) {
+        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
+      }
+      records += b.lastOffset - b.baseOffset + 1;
+      bytes += b.bytes;
+      if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
+    }
+    const m = this.state.metrics.wal;
+    m.chunksApplied++;
+    m.bytesApplied += bytes;
+    this.trace.push({ atMs: now, type: 'log', action: 'walChunkAppended', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, baseOffset: first, lastOffset: logEndOffset(r.log) - 1, records, leaderEpoch: chunk.leaderEpoch, rule: 'walChunkAppended' });
+    if (logEndOffset(r.log) !== chunk.lastOffset + 1) this.walLogChanged(broker, key);
+    if (records > 0) this.deliver(broker, key, 'fetcher', { type: 'wal.appended', logEndOffset: logEndOffset(r.log), lastEpoch: latestEpoch(r.log.leaderEpochs) });
+  }
+}
+
+/** What a replica's WAL machine keeps of a chunk. */
+function chunkRef(c: WalChunk): WalChunkRef {
+  return { id: c.id, objectKey: c.objectKey, range: [c.range[0], c.range[1]], baseOffset: c.baseOffset, lastOffset: c.lastOffset, leaderEpoch: c.leaderEpoch };
 }
