@@ -92,6 +92,19 @@ export const RULES: Record<string, string> = {
   electionRefused: 'only a live in-sync replica can be elected (clean election only)',
   noEligibleLeader: 'no live in-sync replica is left: the partition is offline',
   configChanged: 'a dynamic config change takes effect at once',
+  walEmptyRecords: 'KIP-1176: the WAL carries the records, so the leader answers with its high watermark only (the Fetch just reports the follower\'s offset)',
+  walCombinerFlush: 'KIP-1176: the broker\'s WAL combiner writes the new bytes of every WAL partition it leads as one object in the fast store',
+  walMetadataPublished: 'KIP-1176: one record per chunk (object key, byte range, partition, offsets, leader epoch) goes to __remote_wal_log_metadata',
+  walChunkAppended: 'KIP-1176: the follower read the chunk\'s byte range from the fast store and appended it as follower',
+  walChunkStaleEpoch: 'KIP-1176: the chunk was written in an older leader epoch than the follower knows, so it is ignored (PROTOCOL 7.7)',
+  walPutFailed: 'KIP-1176: the fast store refused the object; its chunks stay pending and go into the next object after a backoff',
+  walReadBackoff: 'KIP-1176: a chunk could not be read from the fast store; retry after replica.fetch.backoff.ms',
+  walTailSync: 'KIP-1176 failover: before leading, the elected replica syncs the tail from the WAL (chunks of the old epoch it has not applied)',
+  walTailSynced: 'KIP-1176 failover: the WAL tail is applied; the election completes at the new log end',
+  walTailSyncFailed: 'KIP-1176 failover: the fast store cannot be read, so the elected replica leads with what it has (those records were never committed)',
+  walObjectTiered: 'KIP-1176: every chunk in the WAL object is now in tiered storage (at or below Ry), so the object is deleted',
+  walObjectPastLocalRetention: 'KIP-1176: every chunk in the WAL object is past local retention, so the object is deleted',
+  walMetadataRetention: 'KIP-1176: records older than wal.metadata.retention.ms leave the WAL metadata topic',
 };
 
 function who(e: unknown): string {
@@ -133,6 +146,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         if (r.divergingEpoch) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} answered with a diverging epoch ${r.divergingEpoch.epoch} ending at ${r.divergingEpoch.endOffset}${because('divergingEpoch')}`;
         const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
         if (r.records === 0 && !verbose) return null;
+        if (x.wal === true) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records, high watermark ${r.highWatermark ?? '-'}${because(r.rule)}`;
         return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}, high watermark ${r.highWatermark ?? '-'}`;
       }
       if (r.api === 'ListOffsets') {
@@ -157,7 +171,21 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       if (a === 'logStartOffsetRaised') return `${t} broker ${x.broker} ${tp}: Log-Start-Offset ${x.from} -> ${x.logStartOffset}${because(e.rule)}`;
       if (a === 'segmentRolled' && e.rule === 'rollForLocalRetention') return `${t} broker ${x.broker} ${tp}: active segment rolled at ${x.baseOffset}${because(e.rule)}`;
       if (a === 'segmentRolled') return verbose ? `${t} broker ${x.broker} ${tp}: segment rolled at ${x.baseOffset}${because(e.rule)}` : null;
+      if (a === 'walChunkAppended') return `${t} broker ${x.broker} ${tp}: WAL chunk [${x.baseOffset}, ${x.lastOffset}] of ${x.objectKey} appended (${x.records} records)${because(e.rule)}`;
       return null;
+    }
+    case 'wal': {
+      const a = x.action;
+      if (a === 'flush') return verbose ? `${t} broker ${x.broker}: WAL combiner flushes ${x.objectKey} (${x.chunks} chunks, ${x.bytes} bytes, ${x.reason})${because(e.rule)}` : null;
+      if (a === 'chunkPublished') return `${t} broker ${x.broker} ${tp}: WAL chunk [${x.baseOffset}, ${x.lastOffset}] in ${x.objectKey} bytes ${(x.range as number[]).join('-')}, epoch ${x.leaderEpoch}, metadata offset ${x.metadataOffset}${because(e.rule)}`;
+      if (a === 'putFailed') return `${t} broker ${x.broker}: WAL object ${x.objectKey} not written (${x.error}, ${x.failures} in a row)${because(e.rule)}`;
+      if (a === 'readDelayed') return `${t} broker ${x.broker} ${tp}: WAL read delayed ${x.delayMs} ms (${x.reason})${because(e.rule)}`;
+      if (a === 'syncingTail') return `${t} broker ${x.broker} ${tp}: elected, syncing the WAL tail from log end ${x.logEndOffset}${because(e.rule)}`;
+      if (a === 'tailSynced') return `${t} broker ${x.broker} ${tp}: WAL tail synced (${x.chunks} chunks), log end ${x.logEndOffset}${because(e.rule)}`;
+      if (a === 'deleteObject') return `${t} broker ${x.broker}: WAL object ${x.objectKey} deleted${because(e.rule)}`;
+      if (a === 'metadataRetention') return verbose ? `${t} ${x.topic}: ${x.records} records expired${because(e.rule)}` : null;
+      if (a === 'explain') return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}`;
+      return verbose ? `${t} wal ${String(a)}` : null;
     }
     case 'fetcher': {
       if (x.action === 'delayed') return `${t} broker ${x.broker} ${tp}: fetcher delayed ${x.delayMs} ms (${x.reason}), retry at t=${x.retryAtMs}ms${because(e.rule)}`;
