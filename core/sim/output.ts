@@ -108,6 +108,11 @@ export function buildRunJson(k: Kernel): RunJson {
     violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
     metrics: {
       ...k.state.metrics,
+      wal: {
+        ...k.state.metrics.wal,
+        // KIP-405's own metadata for comparison: one __remote_log_metadata record per state change.
+        metadata: { ...k.state.metrics.wal.metadata, remoteLogMetadataRecords: k.trace.filter((e) => e.type === 'remoteMetadata' && (e as { action?: string }).action === 'stateChanged').length },
+      },
       produce: {
         acks0: { count: k.state.produceLatencies.acks0.length },
         acks1: latencySummary(k.state.produceLatencies.acks1),

@@ -105,7 +105,8 @@ export function encodeObject(key: string, object: StoredObject, indexes: OffsetI
 }
 
 export function decodeObject(key: string, bytes: Uint8Array): StoredObject {
-  if (key.endsWith('.log')) {
+  // A segment, or a KIP-1176 WAL object (batches of several partitions back to back).
+  if (key.endsWith('.log') || key.endsWith('.wal')) {
     const batches: RecordBatch[] = decodeBatches(bytes).map((d) => {
       if (!d.crcValid) throw new Error(`corrupt record batch at ${d.position} in ${key}: CRC-32C mismatch`);
       const count = d.lastOffset - d.baseOffset + 1;

@@ -1,0 +1,238 @@
+/**
+ * KIP-1176 mode (PROTOCOL section 7): the WAL machines on their own, and each bundled WAL
+ * scenario's story with the figures it is there to show.
+ */
+import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
+import { describe, expect, test } from 'vitest';
+import { walCombinerMachine, type WalCombinerEvent } from '../core/machines/wal-combiner.js';
+import { type WalChunkRef, type WalReplicaEvent, walReplicaMachine } from '../core/machines/wal-replica.js';
+import { BROKER_KEY } from '../core/sim/kernel.js';
+import { type Loose, replicaOf, runBundled } from './support/run.js';
+
+interface Effect {
+  type: string;
+  params: Record<string, unknown>;
+}
+
+/** Feeds events to a fresh machine; returns the snapshot and every effect asked for. */
+function feed<E>(machine: typeof walReplicaMachine | typeof walCombinerMachine, input: unknown, events: Array<E | ((fx: Effect[]) => E)>) {
+  const [s0, a0] = initialTransition(machine as never, input as never);
+  let snapshot = s0 as AnyMachineSnapshot;
+  const effects: Effect[] = [];
+  const collect = (actions: readonly unknown[]) => {
+    for (const a of actions as Array<{ type: string; params?: Record<string, unknown> }>) if (!a.type.startsWith('xstate.')) effects.push({ type: a.type, params: a.params ?? {} });
+  };
+  collect(a0);
+  for (const step of events) {
+    const ev = typeof step === 'function' ? (step as (fx: Effect[]) => E)(effects) : step;
+    const [s, a] = transition(machine as never, snapshot as never, ev as never);
+    snapshot = s as AnyMachineSnapshot;
+    collect(a);
+  }
+  return { state: snapshot.value as string, context: snapshot.context as Record<string, unknown>, effects };
+}
+
+const lastId = (fx: Effect[]) => {
+  for (let i = fx.length - 1; i >= 0; i--) {
+    const p = fx[i].params;
+    if (typeof p.requestId === 'number') return p.requestId;
+    if (typeof p.timerId === 'number') return p.timerId;
+  }
+  throw new Error('no request or timer');
+};
+
+const chunk = (id: number, baseOffset: number, lastOffset: number, leaderEpoch = 0): WalChunkRef => ({
+  id,
+  objectKey: `broker-0/${String(id).padStart(20, '0')}.wal`,
+  range: [0, (lastOffset - baseOffset + 1) * 1024 - 1],
+  baseOffset,
+  lastOffset,
+  leaderEpoch,
+});
+
+const REPLICA = { broker: 1, topic: 'orders', partition: 0 };
+
+describe('WAL replica machine', () => {
+  test('reads the chunk that continues its log, appends it, and waits for a gap to fill', () => {
+    // Goal: chunks apply in offset order from the log end; one past the end waits.
+    // Method: start at LEO 10 with chunks [20,29] and [10,19] known; read both in turn.
+    const r = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
+      { type: 'wal.started', leaderEpoch: 0, logEndOffset: 10, chunks: [chunk(1, 20, 29), chunk(0, 10, 19)] },
+      (fx) => ({ type: 'wal.chunkRead', requestId: lastId(fx), ok: true, error: null }),
+      (fx) => ({ type: 'wal.chunkRead', requestId: lastId(fx), ok: true, error: null }),
+    ]);
+    const gets = r.effects.filter((e) => e.type === 'getChunk').map((e) => (e.params.chunk as WalChunkRef).baseOffset);
+    expect(gets).toEqual([10, 20]);
+    expect(r.effects.filter((e) => e.type === 'appendChunk')).toHaveLength(2);
+    expect(r.state).toBe('following');
+    expect(r.context.logEndOffset).toBe(30);
+  });
+
+  test('a chunk of an older leader epoch is dropped, and a new epoch drops the ones held', () => {
+    // Goal: PROTOCOL 7.7, followers ignore chunks whose leader epoch is older than the current one.
+    const r = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
+      { type: 'wal.started', leaderEpoch: 1, logEndOffset: 10, chunks: [] },
+      { type: 'wal.chunkPublished', chunk: chunk(5, 10, 19, 0) },
+    ]);
+    expect(r.state).toBe('following');
+    expect(r.effects.find((e) => e.type === 'explain')?.params).toMatchObject({ rule: 'walChunkStaleEpoch' });
+    expect(r.effects.some((e) => e.type === 'getChunk')).toBe(false);
+    const held = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
+      { type: 'wal.started', leaderEpoch: 0, logEndOffset: 10, chunks: [chunk(1, 30, 39, 0)] },
+      { type: 'wal.leaderEpoch', leaderEpoch: 1 },
+    ]);
+    expect(held.context.chunks).toEqual([]);
+  });
+
+  test('a failed read backs off and retries; an elected replica syncs what it knows, then reports', () => {
+    const r = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
+      { type: 'wal.started', leaderEpoch: 0, logEndOffset: 10, chunks: [chunk(0, 10, 19)] },
+      (fx) => ({ type: 'wal.chunkRead', requestId: lastId(fx), ok: false, error: 'ServiceUnavailable' }),
+    ]);
+    expect(r.state).toBe('backoff');
+    expect(r.effects.at(-1)).toMatchObject({ type: 'startRetryTimer' });
+    const synced = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
+      { type: 'wal.started', leaderEpoch: 0, logEndOffset: 10, chunks: [chunk(0, 10, 19)] },
+      { type: 'wal.syncTail' },
+      (fx) => ({ type: 'wal.chunkRead', requestId: lastId(fx), ok: true, error: null }),
+    ]);
+    expect(synced.state).toBe('inactive');
+    expect(synced.effects.at(-1)).toEqual({ type: 'tailSynced', params: { logEndOffset: 20, applied: 1 } });
+    // With the store failing, the elected replica does not wait: it leads with what it has.
+    const failed = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
+      { type: 'wal.started', leaderEpoch: 0, logEndOffset: 10, chunks: [chunk(0, 10, 19)] },
+      { type: 'wal.syncTail' },
+      (fx) => ({ type: 'wal.chunkRead', requestId: lastId(fx), ok: false, error: 'ServiceUnavailable' }),
+    ]);
+    expect(failed.state).toBe('inactive');
+    expect(failed.effects.some((e) => e.type === 'explain' && e.params.rule === 'walTailSyncFailed')).toBe(true);
+    expect(failed.effects.at(-1)).toEqual({ type: 'tailSynced', params: { logEndOffset: 10, applied: 0 } });
+  });
+});
+
+describe('WAL combiner machine', () => {
+  const facts = (pendingBytes: number) => ({ pendingBytes, maxBytes: 409600 });
+
+  test('waits one interval after data arrives, flushes, publishes, and rests when nothing is pending', () => {
+    const r = feed<WalCombinerEvent>(walCombinerMachine, { broker: 0 }, [
+      { type: 'wal.appended', ...facts(1024) },
+      (fx) => ({ type: 'wal.timer', timerId: lastId(fx), ...facts(1024) }),
+      (fx) => ({ type: 'wal.putCompleted', requestId: lastId(fx), ok: true, error: null, ...facts(0) }),
+    ]);
+    expect(r.effects.map((e) => e.type)).toEqual(['startIntervalTimer', 'flush', 'publishChunks']);
+    expect(r.state).toBe('idle');
+  });
+
+  test('wal.combine.max.bytes flushes at once; a failed PUT puts the chunks back and retries after a backoff', () => {
+    const r = feed<WalCombinerEvent>(walCombinerMachine, { broker: 0 }, [
+      { type: 'wal.appended', ...facts(500000) },
+      (fx) => ({ type: 'wal.putCompleted', requestId: lastId(fx), ok: false, error: 'ServiceUnavailable', ...facts(0) }),
+    ]);
+    expect(r.effects.map((e) => e.type)).toEqual(['flush', 'restoreChunks', 'startRetryTimer']);
+    expect(r.effects[0].params.reason).toBe('maxBytes');
+    expect(r.state).toBe('retrying');
+    expect(r.effects[2].params.failures).toBe(1);
+  });
+});
+
+const walEntries = (trace: unknown[], action: string) => (trace as Loose[]).filter((e) => e.type === 'wal' && e.action === action);
+
+describe('bundled WAL scenarios', () => {
+  test('wal-steady-state: records reach followers only through the fast store; WAL objects go once tiered', () => {
+    const { kernel, json } = runBundled('wal-steady-state');
+    expect(json.violations).toEqual([]);
+    const m = json.metrics as Loose;
+    // No follower Fetch returned records: every answer to a follower is the WAL's empty one.
+    expect(m.bytesFetchedByFollowers).toBe(0);
+    const followerAnswers = (json.trace as Loose[]).filter((e) => e.type === 'response' && e.api === 'Fetch' && e.target !== 'consumer' && e.records > 0);
+    expect(followerAnswers).toEqual([]);
+    expect(m.wal.chunksApplied).toBe(2 * m.wal.chunksPublished);
+    expect(m.wal.bytesApplied).toBe(2 * m.wal.bytesPut);
+    expect(m.wal.bytesPut).toBeGreaterThanOrEqual(m.produced.bytes - 100 * 1024);
+    // Every deleted WAL object held only chunks at or below Ry at that moment.
+    const deletes = walEntries(json.trace, 'deleteObject');
+    expect(deletes.length).toBeGreaterThan(30);
+    expect(new Set(deletes.map((e) => e.rule))).toEqual(new Set(['walObjectTiered']));
+    expect(kernel.state.wal.objectOrder['0'].length).toBeLessThan(6);
+    for (const r of json.partitions[0].replicas) expect(r.logEndOffset).toBeGreaterThanOrEqual(3900);
+  });
+
+  test('wal-acks-all-latency: acks=1 is a round trip; acks=all adds the combiner, PUT, metadata, GET and a Fetch', () => {
+    const { json } = runBundled('wal-acks-all-latency');
+    expect(json.violations).toEqual([]);
+    const p = (json.metrics as Loose).produce;
+    expect(p.acks1).toMatchObject({ latencyMsP50: 2, latencyMsMax: 2 });
+    // 15 (wal.combine.interval.ms) + 6 (PUT) + 1 + 2 (metadata: writer -> metadata leader ->
+    // follower in another zone) + 4 (ranged GET) + 2 (Fetch to the leader) + 2 (client round trip).
+    expect(p.acksAll.latencyMsP50).toBe(15 + 6 + 1 + 2 + 4 + 2 + 2);
+    expect(p.acksAll.count).toBeGreaterThan(90);
+  });
+
+  test('wal-fast-store-outage: HW freezes, acks=all blocks, followers leave the ISR, then all catch up', () => {
+    const { json } = runBundled('wal-fast-store-outage');
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const isr = trace.filter((e) => e.type === 'isr').map((e) => [e.atMs, e.isr, e.rule]);
+    expect(isr).toContainEqual([20000, [0], 'followerLagging']);
+    // No high watermark moved on the leader between the outage and the ISR shrink.
+    const hw = trace.filter((e) => e.type === 'highWatermark' && e.broker === 0 && e.atMs > 5500 && e.atMs < 20000);
+    expect(hw).toEqual([]);
+    expect(walEntries(trace, 'putFailed').length).toBeGreaterThan(10);
+    const p = (json.metrics as Loose).produce.acksAll;
+    expect(p.latencyMsMax).toBeGreaterThan(10000);
+    expect(json.partitions[0].isr).toEqual([0, 1, 2]);
+    const ends = json.partitions[0].replicas.map((r) => r.logEndOffset);
+    expect(new Set(ends.slice(1)).size).toBe(1);
+    expect((json.metrics as Loose).bytesFetchedByFollowers).toBe(0);
+  });
+
+  test('wal-fast-store-outage-fallback: the leader serves records while the store is down; the ISR stays whole', () => {
+    const { json } = runBundled('wal-fast-store-outage-fallback');
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    expect(trace.filter((e) => e.type === 'isr' && e.rule === 'followerLagging')).toEqual([]);
+    const served = trace.filter((e) => e.type === 'response' && e.api === 'Fetch' && e.records > 0);
+    expect(served.length).toBeGreaterThan(20);
+    expect(served.every((e) => e.atMs > 5500 && e.atMs < 37000)).toBe(true);
+    expect((json.metrics as Loose).produce.acksAll.latencyMsMax).toBeLessThan(100);
+    expect(json.partitions[0].isr).toEqual([0, 1, 2]);
+  });
+
+  test('wal-failover-chunks-in-flight: the elected replica syncs the WAL tail before it leads; nothing in the WAL is lost', () => {
+    const { kernel, json } = runBundled('wal-failover-chunks-in-flight');
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const sync = walEntries(trace, 'syncingTail')[0];
+    const synced = walEntries(trace, 'tailSynced')[0];
+    expect(sync).toMatchObject({ broker: 1, logEndOffset: 60 });
+    expect(synced).toMatchObject({ broker: 1, chunks: 1, logEndOffset: 70 });
+    const leader = trace.find((e) => e.type === 'leader' && e.leaderEpoch === 1);
+    expect(leader).toMatchObject({ broker: 1, atMs: synced.atMs });
+    expect(replicaOf(json, 1).leaderEpochs).toEqual([[0, 0], [1, 70]]);
+    // New chunks carry the new epoch and come from the new leader's combiner.
+    const published = walEntries(trace, 'chunkPublished').filter((e) => e.atMs > leader!.atMs);
+    expect(published.every((e) => e.leaderEpoch === 1 && e.broker === 1)).toBe(true);
+    for (const b of [0, 1, 2]) expect(replicaOf(json, b)).toMatchObject({ logEndOffset: 110, inIsr: true });
+    expect(kernel.state.wal.tailSync).toEqual({});
+  });
+
+  test('wal-metadata-growth: one metadata record per chunk, retention keeps half an hour, against KIP-405 records', () => {
+    const { json } = runBundled('wal-metadata-growth');
+    expect(json.violations).toEqual([]);
+    const md = (json.metrics as Loose).wal.metadata;
+    expect(md.records).toBe(360);
+    expect(md.retainedRecords).toBeLessThan(md.records);
+    expect(md.retainedRecords).toBeGreaterThan(170);
+    expect(md.remoteLogMetadataRecords).toBeGreaterThan(0);
+    expect(md.records / md.remoteLogMetadataRecords).toBeGreaterThan(3);
+    expect((json.metrics as Loose).wal.objectsDeleted).toBeGreaterThan(300);
+  });
+
+  test('the combiner is one machine per broker, not per partition', () => {
+    const { kernel } = runBundled('wal-acks-all-latency');
+    expect(kernel.machineState(0, BROKER_KEY, 'walCombiner')).not.toBe('');
+    const flushes = walEntries(kernel.trace, 'flush');
+    // Both partitions' bytes travel in the same objects when they are pending together.
+    expect(flushes.some((e) => e.chunks === 2)).toBe(true);
+  });
+});
