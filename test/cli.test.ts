@@ -128,8 +128,22 @@ describe('CLI', () => {
     }
   });
 
+  test('compare prints one table of the modes; --json one document; bad --modes exits 2', () => {
+    const t = cli('compare', 'wal-steady-state', '--modes', 'classic,wal');
+    expect(t.code).toBe(0);
+    expect(t.stdout).toMatch(/classic\s+wal\n/);
+    expect(t.stdout).toContain('acks=all latency p50 / p99');
+    const j = cli('compare', 'wal-steady-state', '--json', '--modes', 'wal');
+    const doc = JSON.parse(j.stdout);
+    expect(doc.modes.map((m: { mode: string }) => m.mode)).toEqual(['wal']);
+    expect(doc.modes[0].bytesFromLeader).toBe(0);
+    const bad = cli('compare', 'wal-steady-state', '--modes', 'classic,raft');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--modes expects a comma-separated list of classic, kip1023, wal, got "classic,raft"');
+  });
+
   test('--help on every command', () => {
-    for (const c of [['--help'], ['run', '--help'], ['list', '--help'], ['validate', '--help']]) {
+    for (const c of [['--help'], ['run', '--help'], ['list', '--help'], ['validate', '--help'], ['compare', '--help']]) {
       const r = cli(...c);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('Usage');

@@ -7,7 +7,8 @@ import { describe, expect, test } from 'vitest';
 import { walCombinerMachine, type WalCombinerEvent } from '../core/machines/wal-combiner.js';
 import { type WalChunkRef, type WalReplicaEvent, walReplicaMachine } from '../core/machines/wal-replica.js';
 import { BROKER_KEY } from '../core/sim/kernel.js';
-import { type Loose, replicaOf, runBundled } from './support/run.js';
+import { MODES, compare, formatCompare, scenarioForMode } from '../core/sim/compare.js';
+import { type Loose, loadBundled, replicaOf, runBundled } from './support/run.js';
 
 interface Effect {
   type: string;
@@ -234,5 +235,40 @@ describe('bundled WAL scenarios', () => {
     const flushes = walEntries(kernel.trace, 'flush');
     // Both partitions' bytes travel in the same objects when they are pending together.
     expect(flushes.some((e) => e.chunks === 2)).toBe(true);
+  });
+});
+
+describe('compare', () => {
+  test('one workload in three modes: KIP-1176 fetches nothing from the leader and pays in WAL requests and acks=all latency', () => {
+    const r = compare(loadBundled('wal-steady-state'), MODES);
+    expect(r.modes.map((m) => m.mode)).toEqual(['classic', 'kip1023', 'wal']);
+    const [classic, kip1023, wal] = r.modes;
+    expect(classic.bytesFromLeader).toBeGreaterThan(7 * 1048576);
+    expect(wal.bytesFromLeader).toBe(0);
+    expect(classic.objectStore.walRequests).toBe(0);
+    expect(wal.objectStore.walRequests).toBeGreaterThan(100);
+    expect(wal.produce.acksAll.p50).toBeGreaterThan(classic.produce.acksAll.p50!);
+    expect(kip1023.violations + classic.violations + wal.violations).toBe(0);
+    expect(wal.walMetadataRecords).toBe(39);
+    const text = formatCompare(r);
+    expect(text).toContain('bytes fetched from the leader');
+    expect(text.split('\n')[2]).toMatch(/classic\s+kip1023\s+wal$/);
+  });
+
+  test('a new follower\'s catch-up time: KIP-1023 starts it at the earliest pending upload offset', () => {
+    const r = compare(loadBundled('classic-two-rounds'), ['classic', 'kip1023']);
+    const [classic, kip1023] = r.modes;
+    expect(classic.catchUpMs).not.toBeNull();
+    expect(kip1023.catchUpMs!).toBeLessThan(classic.catchUpMs!);
+    expect(kip1023.bytesFromLeader).toBeLessThan(classic.bytesFromLeader);
+  });
+
+  test('the modes change only the switches: a timeline that flips them is left out', () => {
+    const s = loadBundled('kip1023-bootstrap');
+    const withFlip = { ...s, timeline: [...s.timeline, { at: 10, action: { kind: 'setConfig' as const, values: { 'wal.enable': false } } }] };
+    const w = scenarioForMode(withFlip, 'wal');
+    expect(w.topics.every((t) => t.config['wal.enable'] === true)).toBe(true);
+    expect(w.timeline).toHaveLength(s.timeline.length);
+    expect(scenarioForMode(s, 'classic').config['follower.fetch.last.tiered.offset.enable']).toBe(false);
   });
 });

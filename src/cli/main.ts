@@ -10,6 +10,7 @@ import type { InputProblem, Scenario } from '../../core/scenario/types.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
+import { MODES, type Mode, compare, formatCompare } from '../../core/sim/compare.js';
 import { FsObjectStore } from '../stores/fs-store.js';
 import { S3ObjectStore } from '../stores/s3-store.js';
 
@@ -25,6 +26,7 @@ Usage: npm run sim -- <command> [options]     (or: tierscope <command>)
 
 Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
+  compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
   list            list the bundled scenarios
   validate FILE   check a scenario file without running it
 
@@ -57,6 +59,17 @@ Options:
 
 Exit codes: 0 ok, 2 bad input, 3 an external store failed, 129 an invariant was
 violated (the JSON still prints, with its violations).`,
+  compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--json]
+
+Runs the scenario's workload once per mode, in memory, with the same seed and timeline:
+  classic   KIP-405 only (follower.fetch.last.tiered.offset.enable and wal.enable off)
+  kip1023   follower.fetch.last.tiered.offset.enable on, wal.enable off
+  wal       KIP-1176: wal.enable on for every topic (a model name)
+and prints one table: time for a new follower to catch up, bytes fetched from the leader,
+cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by acks,
+remote reads after a failover, and the cost of the run and of a month at the same rates.
+With --json: one JSON document { scenario, seed, modes: [...] }.
+Exit codes: 0 ok, 2 bad input, 129 an invariant was violated in some mode.`,
   list: `Usage: npm run sim -- list [--json]
 
 Lists the bundled scenarios in scenarios/ with their descriptions.`,
@@ -88,6 +101,7 @@ interface Flags {
   createBuckets: boolean;
   traceOut?: string;
   latency: 'model' | 'measured';
+  modes?: Mode[];
 }
 
 function parseFlags(args: string[]): Flags {
@@ -124,6 +138,14 @@ function parseFlags(args: string[]): Flags {
         const v = value();
         if (v !== 'model' && v !== 'measured') throw new UsageError(`--latency expects model or measured, got "${v}"`);
         f.latency = v;
+        break;
+      }
+      case '--modes': {
+        const v = value();
+        const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+        const bad = list.filter((x) => !(MODES as readonly string[]).includes(x));
+        if (list.length === 0 || bad.length > 0) throw new UsageError(`--modes expects a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
+        f.modes = [...new Set(list)] as Mode[];
         break;
       }
       case '--trace-out':
@@ -291,6 +313,18 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
   return json.violations.length > 0 ? EXIT.violation : EXIT.ok;
 }
 
+function cmdCompare(flags: Flags, io: Io): number {
+  if (flags.help) return io.out(HELP.compare), EXIT.ok;
+  if (flags.positional.length !== 1) throw new UsageError('compare needs exactly one FILE');
+  if (flags.store !== 'memory') throw new UsageError('compare runs in memory only (no --store)');
+  const file = flags.positional[0];
+  const loaded = loadScenario(file);
+  if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
+  const result = compare(loaded.scenario, flags.modes ?? [...MODES], flags.seed);
+  io.out(flags.json ? JSON.stringify(result, null, 2) : formatCompare(result));
+  return result.modes.some((m) => m.violations > 0) ? EXIT.violation : EXIT.ok;
+}
+
 function cmdList(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.list), EXIT.ok;
   const list = listScenarios();
@@ -321,12 +355,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     switch (command) {
       case 'run':
         return await cmdRun(flags, io);
+      case 'compare':
+        return cmdCompare(flags, io);
       case 'list':
         return cmdList(flags, io);
       case 'validate':
         return cmdValidate(flags, io);
       default:
-        throw new UsageError(`unknown command "${command}"; expected run, list or validate`);
+        throw new UsageError(`unknown command "${command}"; expected run, compare, list or validate`);
     }
   } catch (e) {
     if (e instanceof UsageError) {

@@ -1,0 +1,173 @@
+/**
+ * `compare`: one workload run in several designs, side by side (issue: KIP-1176 mode).
+ * The modes set the switches and nothing else, so the scenario's workload, faults and
+ * seed are the same in each run:
+ *   classic  KIP-405 only: follower.fetch.last.tiered.offset.enable off, wal.enable off
+ *   kip1023  KIP-1023 on:   follower.fetch.last.tiered.offset.enable on,  wal.enable off
+ *   wal      KIP-1176:      wal.enable on for every topic (KIP-1023 as the file says)
+ * Each row's figures come from the run's JSON (`metrics`, `trace`); the month's cost is
+ * the run's cost scaled from its simulated duration to 30 days at the same rates.
+ */
+import type { Scenario } from '../scenario/types.js';
+import { Kernel } from './kernel.js';
+import { buildRunJson, type RunJson } from './output.js';
+
+export const MODES = ['classic', 'kip1023', 'wal'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The scenario with the mode's switches set. */
+export function scenarioForMode(s: Scenario, mode: Mode): Scenario {
+  const config = { ...s.config };
+  if (mode === 'classic') config['follower.fetch.last.tiered.offset.enable'] = false;
+  if (mode === 'kip1023') config['follower.fetch.last.tiered.offset.enable'] = true;
+  const topics = s.topics.map((t) => ({ ...t, config: { ...t.config, 'wal.enable': mode === 'wal' } }));
+  // A timeline that turns a switch would undo the mode: such events are left out.
+  const switches = new Set(['follower.fetch.last.tiered.offset.enable', 'wal.enable']);
+  const timeline = s.timeline.filter((e) => e.action.kind !== 'setConfig' || !Object.keys(e.action.values).some((k) => switches.has(k)));
+  return { ...s, config, topics, timeline, name: `${s.name} [${mode}]` };
+}
+
+export interface LatencyFigures {
+  count: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+export interface CompareRow {
+  mode: Mode;
+  /** Longest time from a replica starting empty (t = 0 or addReplica) to joining the ISR; null when none did. */
+  catchUpMs: number | null;
+  /** Record bytes followers fetched from leaders. */
+  bytesFromLeader: number;
+  /** Bytes that crossed zones (all kinds), when the run reports them. */
+  crossZoneBytes: number | null;
+  crossZone: Record<string, number> | null;
+  objectStore: { requests: number; bytes: number; walRequests: number; walBytes: number };
+  produce: { acks1: LatencyFigures; acksAll: LatencyFigures };
+  /** Consumer reads served from remote storage after the first leader change. */
+  remoteReadsAfterFailover: { count: number; bytes: number };
+  costUsd: { run: number; month: number } | null;
+  walMetadataRecords: number;
+  violations: number;
+  endMs: number;
+}
+
+export interface CompareResult {
+  scenario: string;
+  seed: number;
+  modes: CompareRow[];
+}
+
+type Loose = Record<string, unknown>;
+
+function latency(x: unknown): LatencyFigures {
+  const o = (x ?? {}) as { count?: number; latencyMsP50?: number | null; latencyMsP99?: number | null };
+  return { count: o.count ?? 0, p50: o.latencyMsP50 ?? null, p99: o.latencyMsP99 ?? null };
+}
+
+/** The figures of one finished run. */
+export function rowOf(mode: Mode, json: RunJson): CompareRow {
+  const trace = json.trace as unknown as Loose[];
+  const m = json.metrics as Loose;
+  // Catch-up: replicas that start empty (followers at t = 0, added replicas) until they join the ISR.
+  const started = new Map<string, number>();
+  for (const p of json.partitions) {
+    for (const r of p.replicas) if (r.broker !== p.leader) started.set(`${p.topic}-${p.partition}|${r.broker}`, 0);
+  }
+  let catchUpMs: number | null = null;
+  const joined = new Set<string>();
+  for (const e of trace) {
+    const tp = `${String(e.topic)}-${String(e.partition)}`;
+    if (e.type === 'timeline' && e.action === 'addReplica' && e.rule === 'replicaAdded') started.set(`${tp}|${String(e.broker)}`, e.atMs as number);
+    if (e.type === 'isr' && Array.isArray(e.added)) {
+      for (const b of e.added as number[]) {
+        const id = `${tp}|${b}`;
+        const at = started.get(id);
+        if (at === undefined || joined.has(id)) continue;
+        joined.add(id);
+        catchUpMs = Math.max(catchUpMs ?? 0, (e.atMs as number) - at);
+      }
+    }
+  }
+  const firstFailover = trace.find((e) => e.type === 'leader' && e.rule !== 'initialLeader')?.atMs as number | undefined;
+  const reads = trace.filter((e) => e.type === 'objectStore' && e.purpose === 'consumerRead' && firstFailover !== undefined && (e.atMs as number) >= firstFailover);
+  const stores = (m.objectStore ?? null) as Record<string, Record<string, number>> | null;
+  const storeTotals = (s: Record<string, number> | undefined) => ({
+    requests: (s?.puts ?? 0) + (s?.gets ?? 0) + (s?.deletes ?? 0),
+    bytes: (s?.bytesPut ?? 0) + (s?.bytesGot ?? 0),
+  });
+  // Without the run's own counters, count the trace's object-store operations.
+  const fromTrace = (store: string) => {
+    const ops = trace.filter((e) => e.type === 'objectStore' && e.store === store && e.ok === true);
+    return { requests: ops.length, bytes: ops.reduce((n, e) => n + ((e.bytes as number) ?? 0), 0) };
+  };
+  const tiered = stores ? storeTotals(stores.tiered) : fromTrace('tiered');
+  const wal = stores ? storeTotals(stores.wal) : fromTrace('wal');
+  const crossZone = (m.crossZoneBytes ?? null) as Record<string, number> | null;
+  const cost = (m.costUsd ?? null) as { total?: number } | null;
+  const produce = m.produce as Loose;
+  const walMetrics = m.wal as { metadata?: { records?: number } } | undefined;
+  return {
+    mode,
+    catchUpMs,
+    bytesFromLeader: (m.bytesFetchedByFollowers as number) ?? 0,
+    crossZoneBytes: crossZone ? Object.values(crossZone).reduce((n, v) => n + v, 0) : null,
+    crossZone,
+    objectStore: { requests: tiered.requests + wal.requests, bytes: tiered.bytes + wal.bytes, walRequests: wal.requests, walBytes: wal.bytes },
+    produce: { acks1: latency(produce.acks1), acksAll: latency(produce.acksAll) },
+    remoteReadsAfterFailover: { count: reads.length, bytes: reads.reduce((n, e) => n + ((e.bytes as number) ?? 0), 0) },
+    costUsd: cost && typeof cost.total === 'number' ? { run: cost.total, month: json.endMs > 0 ? round6((cost.total * MONTH_MS) / json.endMs) : 0 } : null,
+    walMetadataRecords: walMetrics?.metadata?.records ?? 0,
+    violations: json.violations.length,
+    endMs: json.endMs,
+  };
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** Runs the scenario once per mode (synchronously, in memory) and collects the rows. */
+export function compare(s: Scenario, modes: readonly Mode[], seed?: number): CompareResult {
+  const rows = modes.map((mode) => {
+    const k = new Kernel(scenarioForMode(s, mode), seed === undefined ? {} : { seed });
+    k.runToEnd();
+    return rowOf(mode, buildRunJson(k));
+  });
+  return { scenario: s.name, seed: seed ?? s.seed, modes: rows };
+}
+
+const fmtBytes = (n: number | null): string => {
+  if (n === null) return 'n/a';
+  if (n >= 1048576) return `${(n / 1048576).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+};
+const fmtMs = (n: number | null): string => (n === null ? '-' : `${n} ms`);
+const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${l.p99} ms`);
+const fmtUsd = (n: number): string => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
+
+/** The comparison as a plain-text table, one column per mode. */
+export function formatCompare(r: CompareResult): string {
+  const rows: Array<[string, (x: CompareRow) => string]> = [
+    ['new follower caught up after', (x) => fmtMs(x.catchUpMs)],
+    ['bytes fetched from the leader', (x) => fmtBytes(x.bytesFromLeader)],
+    ['cross-zone bytes', (x) => fmtBytes(x.crossZoneBytes)],
+    ['object-store requests (WAL)', (x) => `${x.objectStore.requests} (${x.objectStore.walRequests})`],
+    ['object-store bytes (WAL)', (x) => `${fmtBytes(x.objectStore.bytes)} (${fmtBytes(x.objectStore.walBytes)})`],
+    ['acks=1 latency p50 / p99', (x) => fmtLat(x.produce.acks1)],
+    ['acks=all latency p50 / p99', (x) => fmtLat(x.produce.acksAll)],
+    ['remote reads after a failover', (x) => (x.remoteReadsAfterFailover.count === 0 ? '0' : `${x.remoteReadsAfterFailover.count} (${fmtBytes(x.remoteReadsAfterFailover.bytes)})`)],
+    ['WAL metadata records', (x) => String(x.walMetadataRecords)],
+    ['cost of the run', (x) => (x.costUsd ? fmtUsd(x.costUsd.run) : 'n/a')],
+    ['cost per month at this rate', (x) => (x.costUsd ? fmtUsd(x.costUsd.month) : 'n/a')],
+    ['invariant violations', (x) => String(x.violations)],
+  ];
+  const header = ['', ...r.modes.map((x) => x.mode)];
+  const body = rows.map(([label, f]) => [label, ...r.modes.map(f)]);
+  const widths = header.map((_, i) => Math.max(...[header, ...body].map((row) => row[i].length)));
+  const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [`${r.scenario} (seed ${r.seed}, ${r.modes[0]?.endMs ?? 0} ms simulated)`, '', line(header), ...body.map(line)].join('\n');
+}
