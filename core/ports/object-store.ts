@@ -39,6 +39,11 @@ export interface ObjectStoreResult {
   /** Bytes moved (the range for a ranged get). */
   bytes: number;
   object?: StoredObject;
+  /**
+   * When `object` holds only part of the stored object (a ranged read): the model byte
+   * position of its first batch. Absent: the whole object.
+   */
+  objectStart?: number;
   keys?: string[];
   error?: string;
 }

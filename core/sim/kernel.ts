@@ -2281,7 +2281,8 @@ export class Kernel {
     const body = ev.result.object?.body;
     if (ev.result.ok && body?.kind === 'segment') {
       const chunk = Object.values(this.state.wal.chunks).find((c) => c.objectKey === ev.objectKey && c.key === ev.key);
-      const picked = chunk === undefined ? [] : chunkBatches(body.batches, chunk, batchPositions(body.batches));
+      const start = ev.result.objectStart ?? 0;
+      const picked = chunk === undefined ? [] : chunkBatches(body.batches, chunk, batchPositions(body.batches).map((p) => p + start));
       this.state.wal.reads[`${ev.broker}|${ev.key}|${ev.requestId}`] = picked;
     }
     this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.chunkRead', requestId: ev.requestId, ok: ev.result.ok, error: ev.result.error ?? null });

@@ -11,7 +11,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
-import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, parseOffsetIndex, stem } from './kafka-objects.js';
+import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, fileRangeOfModelRange, parseOffsetIndex, stem } from './kafka-objects.js';
 
 export class FsObjectStore implements ObjectStoreBackend {
   readonly dir: string;
@@ -46,7 +46,9 @@ export class FsObjectStore implements ObjectStoreBackend {
         const p = this.path(req.store, req.key);
         if (!existsSync(p)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
         // A ranged read of a segment: the offset index (cached, else read) gives the bytes.
-        const range = req.offsets && req.key.endsWith('.log') ? this.fileRangeOf(req.store, req.key, req.offsets) : undefined;
+        // A WAL chunk: its model byte range maps to file bytes through the positions kept when the object was written.
+        const walRange = req.range && !req.offsets && req.key.endsWith('.wal') ? this.walRangeOf(req.key, req.range) : undefined;
+        const range = walRange ?? (req.offsets && req.key.endsWith('.log') ? this.fileRangeOf(req.store, req.key, req.offsets) : undefined);
         const bytes = range ? readRange(p, range.start, range.end) : readFileSync(p);
         this.stats.gets++;
         if (range) this.stats.rangedGets++;
@@ -57,11 +59,11 @@ export class FsObjectStore implements ObjectStoreBackend {
         } catch (e) {
           return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
         }
-        return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object };
+        return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object, ...(walRange ? { objectStart: walRange.modelStart } : {}) };
       }
       case 'delete': {
         rmSync(this.path(req.store, req.key), { force: true });
-        if (req.key.endsWith('.log') || req.key.endsWith('.index')) this.indexes.delete(stem(req.key));
+        if (/\.(log|index|wal)$/.test(req.key)) this.indexes.delete(stem(req.key));
         return { ok: true, bytes: 0 };
       }
       case 'list': {
@@ -84,6 +86,11 @@ export class FsObjectStore implements ObjectStoreBackend {
       this.indexes.set(stem(key), index);
     }
     return fileRange(index, offsets);
+  }
+
+  private walRangeOf(key: string, range: [number, number]): { start: number; end?: number; modelStart: number } | undefined {
+    const index = this.indexes.get(stem(key));
+    return index === undefined ? undefined : fileRangeOfModelRange(index, range);
   }
 
   snapshot(): Record<StoreName, Record<string, StoredObject>> {

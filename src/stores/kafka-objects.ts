@@ -23,6 +23,8 @@ export const stem = (key: string) => key.replace(/\.[a-z_]+$/, '');
 export interface OffsetIndex {
   offsets: number[];
   positions: number[];
+  /** Where each batch starts in the model's bytes (known when this store wrote the object). */
+  modelPositions?: number[];
 }
 
 /**
@@ -79,12 +81,30 @@ export function fileRange(index: OffsetIndex, [first, last]: [number, number]): 
   return j + 1 < index.offsets.length ? { start: index.positions[i], end: index.positions[j + 1] - 1 } : { start: index.positions[i] };
 }
 
+/**
+ * The file bytes holding the model bytes [from, to] of an object (a WAL chunk: batches of
+ * one partition inside an object of several), and the model position of its first batch.
+ * Undefined when the range does not start at a batch.
+ */
+export function fileRangeOfModelRange(index: OffsetIndex, [from, to]: [number, number]): { start: number; end?: number; modelStart: number } | undefined {
+  const mp = index.modelPositions;
+  if (mp === undefined) return undefined;
+  const i = mp.indexOf(from);
+  if (i < 0) return undefined;
+  let j = i;
+  while (j + 1 < mp.length && mp[j + 1] <= to) j++;
+  const r = j + 1 < index.positions.length ? { start: index.positions[i], end: index.positions[j + 1] - 1 } : { start: index.positions[i] };
+  return { ...r, modelStart: from };
+}
+
 /** The file bytes of an object; a segment's batch positions go to `indexes` for its `.index`. */
 export function encodeObject(key: string, object: StoredObject, indexes: OffsetIndexCache): Uint8Array {
   const body = object.body;
   if (body.kind === 'segment') {
     const { bytes, positions } = encodeBatchesWithPositions(body.batches, valueBytesOf);
-    indexes.set(stem(key), { offsets: body.batches.map((b) => b.baseOffset), positions });
+    let at = 0;
+    const modelPositions = body.batches.map((b) => ((at += b.bytes), at - b.bytes));
+    indexes.set(stem(key), { offsets: body.batches.map((b) => b.baseOffset), positions, modelPositions });
     return bytes;
   }
   if (key.endsWith('.index')) {

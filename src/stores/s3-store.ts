@@ -20,7 +20,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
-import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, parseOffsetIndex, stem } from './kafka-objects.js';
+import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, fileRangeOfModelRange, parseOffsetIndex, stem } from './kafka-objects.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -97,7 +97,9 @@ export class S3ObjectStore implements ObjectStoreBackend {
         }
         case 'get': {
           // A ranged read of a segment: the offset index (cached, else fetched) gives the bytes.
-          const range = req.offsets && req.key.endsWith('.log') ? await this.fileRangeOf(req.store, req.key, req.offsets) : undefined;
+          // A WAL chunk: its model byte range maps to file bytes through the positions kept when the object was written.
+        const walRange = req.range && !req.offsets && req.key.endsWith('.wal') ? this.walRangeOf(req.key, req.range) : undefined;
+        const range = walRange ?? (req.offsets && req.key.endsWith('.log') ? await this.fileRangeOf(req.store, req.key, req.offsets) : undefined);
           const out = await this.client.send(
             new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }),
           );
@@ -111,11 +113,11 @@ export class S3ObjectStore implements ObjectStoreBackend {
           } catch (e) {
             return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
           }
-          return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object };
+          return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object, ...(walRange ? { objectStart: walRange.modelStart } : {}) };
         }
         case 'delete':
           await this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }));
-          if (req.key.endsWith('.log') || req.key.endsWith('.index')) this.indexes.delete(stem(req.key));
+          if (/\.(log|index|wal)$/.test(req.key)) this.indexes.delete(stem(req.key));
           return { ok: true, bytes: 0 };
         case 'list': {
           const out = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix) }));
@@ -144,6 +146,11 @@ export class S3ObjectStore implements ObjectStoreBackend {
       this.indexes.set(id, index);
     }
     return fileRange(index, offsets);
+  }
+
+  private walRangeOf(key: string, range: [number, number]): { start: number; end?: number; modelStart: number } | undefined {
+    const index = this.indexes.get(stem(key));
+    return index === undefined ? undefined : fileRangeOfModelRange(index, range);
   }
 
   snapshot(): Record<StoreName, Record<string, StoredObject>> {
