@@ -123,9 +123,19 @@ export interface ModelKnobs {
   tieredPutBytesPerMs: number;
   /** Time a restarted broker needs to load the remote log metadata before it knows Ry. */
   remoteLogMetadataLoadMs: number;
+  /**
+   * The zone of producers and consumers: one of the scenario's zones, or '' for the
+   * partition leader's zone (clients then never cross zones to reach the leader).
+   */
+  clientZone: string;
 }
 
-export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: number; doc: string }> = {
+/** How a model knob is given: an integer with a minimum, or (kind 'zone') a zone name. */
+export type ModelKnobSpec =
+  | { readonly kind?: 'int'; readonly default: number; readonly min: number; readonly doc: string }
+  | { readonly kind: 'zone'; readonly default: string; readonly doc: string };
+
+export const MODEL_KNOBS: Record<keyof ModelKnobs, ModelKnobSpec> = {
   recordBytes: { default: 1024, min: 1, doc: 'Bytes of one produced record.' },
   producerBatchBytes: { default: 16384, min: 1, doc: 'Bytes of one producer batch (Kafka batch.size).' },
   sameZoneLatencyMs: { default: 1, min: 0, doc: 'One-way latency between brokers in one zone, ms.' },
@@ -135,6 +145,10 @@ export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: numbe
   tieredDeleteLatencyMs: { default: 50, min: 0, doc: 'Latency of a DELETE in the tiered store, ms.' },
   tieredPutBytesPerMs: { default: 100000, min: 1, doc: 'Upload throughput of the tiered store, bytes per ms (100 MB/s).' },
   remoteLogMetadataLoadMs: { default: 0, min: 0, doc: 'Time a restarted broker needs to load remote log metadata, ms.' },
+  clientZone: {
+    kind: 'zone', default: '',
+    doc: "Zone of producers and consumers: one of the scenario's zones, or '' (default) for the partition leader's zone.",
+  },
 };
 
 export function defaultBrokerConfig(): BrokerConfig {
@@ -150,7 +164,7 @@ export function defaultTopicConfig(): TopicConfig {
 }
 
 export function defaultModelKnobs(): ModelKnobs {
-  const out: Record<string, number> = {};
+  const out: Record<string, number | string> = {};
   for (const [k, spec] of Object.entries(MODEL_KNOBS)) out[k] = spec.default;
   return out as unknown as ModelKnobs;
 }
