@@ -139,6 +139,14 @@ function paths(r: ParseResult): string[] {
 }
 
 describe('valid scenarios', () => {
+  test('the example of docs/scenario-format.md parses, with its clientZone and prices', () => {
+    const doc = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'scenario-format.md'), 'utf8');
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const s = scenarioOf(parseScenarioText(example, 'scenario-format.md'));
+    expect(s.model).toEqual({ recordBytes: 1024, clientZone: 'b' });
+    expect(s.prices).toEqual({ walPriceList: 'before-2025-04', crossZoneUsdPerGbEachDirection: 0.01 });
+  });
+
   test('the CONTRACT example parses, with every value as written', () => {
     const s = scenarioOf(parseScenarioText(CONTRACT_EXAMPLE, 'contract.yaml'));
     expect(s.name).toBe('KIP-1023 fast partial upload');

@@ -216,7 +216,7 @@ export interface KernelState {
   nextSegmentSeq: number;
   /** What the invariants remember between steps. */
   watch: InvariantWatch;
-  /** Produce latencies (ms) by acks, client in the leader's zone (one round trip included). */
+  /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
   /** Consumer Fetches waiting for a remote read, by message id. */
   pendingConsumerReads: Record<string, { msg: Message; batchBaseOffsets: number[] }>;
