@@ -74,6 +74,7 @@ describe('CLI', () => {
     ['gap-and-unknown-key.yaml', ['topics[0].retention', 'topics[0].replicas[0][1]', 'topics[0].initial[0].segments[1].baseOffset']],
     ['missing-until.yaml', ['until']],
     ['wrong-types.json', ['seed', 'brokers', 'topics[0].partitions']],
+    ['bad-prices.yaml', ['model.clientZone', 'prices.crossZoneUsdPerGbEachDirection', 'prices.walPriceList', 'prices.s3GlacierUsdPerGbMonth']],
   ])('run on the broken file %s prints every problem with its path, exit 2, no stack', (file, paths) => {
     const r = cli('run', join('test', 'fixtures', 'bad', file));
     expect(r.code).toBe(2);

@@ -139,6 +139,14 @@ function paths(r: ParseResult): string[] {
 }
 
 describe('valid scenarios', () => {
+  test('the example of docs/scenario-format.md parses, with its clientZone and prices', () => {
+    const doc = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'scenario-format.md'), 'utf8');
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const s = scenarioOf(parseScenarioText(example, 'scenario-format.md'));
+    expect(s.model).toEqual({ recordBytes: 1024, clientZone: 'b' });
+    expect(s.prices).toEqual({ walPriceList: 'before-2025-04', crossZoneUsdPerGbEachDirection: 0.01 });
+  });
+
   test('the CONTRACT example parses, with every value as written', () => {
     const s = scenarioOf(parseScenarioText(CONTRACT_EXAMPLE, 'contract.yaml'));
     expect(s.name).toBe('KIP-1023 fast partial upload');
@@ -259,6 +267,19 @@ describe('valid scenarios', () => {
     ['events at the same time and at until', (r) => { r.timeline[8].at = 60000; r.timeline[7].at = 6000; }],
     ['config values at their minimum', (r) => { r.topics[0].config['local.retention.ms'] = -2; r.config['replica.fetch.backoff.ms'] = 0; }],
     ['cleanup.policy compact,delete', (r) => { r.topics[1].config = { 'cleanup.policy': 'compact,delete' }; }],
+    ['clientZone in a zone and the default', (r) => { r.model.clientZone = 'c'; }],
+    ['clientZone empty: the leader\'s zone', (r) => { r.model.clientZone = ''; }],
+    ['prices: every key, zeros allowed', (r) => {
+      r.prices = {
+        crossZoneUsdPerGbEachDirection: 0, tieredStorageUsdPerGbMonth: 0.023, tieredPutUsdPer1000: 0.005, tieredGetUsdPer1000: 0.0004,
+        tieredDeleteUsdPer1000: 0, tieredUploadUsdPerGb: 0, tieredRetrievalUsdPerGb: 0, tieredFreeTransferPerRequestBytes: 0,
+        walPriceList: 'before-2025-04', walStorageUsdPerGbMonth: 0.16, walPutUsdPer1000: 0.0025, walGetUsdPer1000: 0.0002,
+        walDeleteUsdPer1000: 0, walUploadUsdPerGb: 0.008, walRetrievalUsdPerGb: 0.0015, walFreeTransferPerRequestBytes: 524288,
+        localDiskUsdPerGbMonth: 1,
+      };
+    }],
+    ['prices null (not given)', (r) => { r.prices = null; }],
+    ['prices empty', (r) => { r.prices = {}; }],
   ])('valid: %s', (_title, change) => {
     const raw = base();
     change(raw);
@@ -282,6 +303,16 @@ describe('valid scenarios', () => {
     expect(s.timeline[7].action).toEqual({ kind: 'setConfig', topic: 'orders', values: { 'retention.ms': 5 } });
     expect(s.timeline[8].action).toEqual({ kind: 'objectStore', available: false, store: 'wal' });
     expect(s.timeline[2].action).toEqual({ kind: 'consume', topic: 'orders', partition: 0, fromOffset: 0, records: 5 });
+  });
+
+  test('prices: only the given keys are kept; none given, no prices key', () => {
+    const raw = base();
+    expect(scenarioOf(validateScenario(raw)).prices).toBeUndefined();
+    raw.prices = { walPriceList: 'before-2025-04', crossZoneUsdPerGbEachDirection: 0.02 };
+    raw.model.clientZone = 'b';
+    const s = scenarioOf(validateScenario(raw));
+    expect(s.prices).toEqual({ walPriceList: 'before-2025-04', crossZoneUsdPerGbEachDirection: 0.02 });
+    expect(s.model).toEqual({ recordBytes: 1024, clientZone: 'b' });
   });
 
   test('validation does not change its input', () => {
@@ -327,6 +358,21 @@ const INVALID: Case[] = [
   ['model unknown knob', (r) => { r.model.recordSize = 1; }, ['model.recordSize'], /unknown model knob 'recordSize'/],
   ['model knob below min', (r) => { r.model.recordBytes = 0; }, ['model.recordBytes'], /expected an integer >= 1, got 0/],
   ['model holds a broker config', (r) => { r.model['replica.fetch.backoff.ms'] = 1; }, ['model["replica.fetch.backoff.ms"]'], /top-level config/],
+  ['clientZone not a zone of the scenario', (r) => { r.model.clientZone = 'd'; }, ['model.clientZone'], /expected '' \(the partition leader's zone\) or one of the zones a, b, c, got "d"/],
+  ['clientZone a number', (r) => { r.model.clientZone = 1; }, ['model.clientZone'], /got 1$/],
+  ['recordBytes as a zone name', (r) => { r.model.recordBytes = 'a'; }, ['model.recordBytes'], /expected an integer >= 1, got "a"/],
+  // prices
+  ['prices not a map', (r) => { r.prices = [0.01]; }, ['prices'], /expected a map of prices \(crossZoneUsdPerGbEachDirection, /],
+  ['prices unknown key', (r) => { r.prices = { s3PutUsd: 1 }; }, ['prices.s3PutUsd'], /unknown price 's3PutUsd'; expected one of crossZoneUsdPerGbEachDirection, tieredStorageUsdPerGbMonth/],
+  ['price negative', (r) => { r.prices = { tieredPutUsdPer1000: -0.005 }; }, ['prices.tieredPutUsdPer1000'], /expected a number >= 0 \(USD\), got -0\.005/],
+  ['price a string', (r) => { r.prices = { crossZoneUsdPerGbEachDirection: '0.01' }; }, ['prices.crossZoneUsdPerGbEachDirection'], /got "0\.01"/],
+  ['price Infinity', (r) => { r.prices = { localDiskUsdPerGbMonth: Number.POSITIVE_INFINITY }; }, ['prices.localDiskUsdPerGbMonth'], /got Infinity/],
+  ['price NaN', (r) => { r.prices = { walGetUsdPer1000: Number.NaN }; }, ['prices.walGetUsdPer1000'], /got NaN/],
+  ['price a boolean', (r) => { r.prices = { walUploadUsdPerGb: true }; }, ['prices.walUploadUsdPerGb'], /got true/],
+  ['walPriceList unknown', (r) => { r.prices = { walPriceList: '2024-01' }; }, ['prices.walPriceList'], /expected one of '2025-04', 'before-2025-04', got "2024-01"/],
+  ['free transfer bytes fractional', (r) => { r.prices = { walFreeTransferPerRequestBytes: 512.5 }; }, ['prices.walFreeTransferPerRequestBytes'], /expected an integer >= 0 \(bytes\), got 512\.5/],
+  ['free transfer bytes negative', (r) => { r.prices = { tieredFreeTransferPerRequestBytes: -1 }; }, ['prices.tieredFreeTransferPerRequestBytes']],
+  ['several bad prices, each with its path', (r) => { r.prices = { walPriceList: 'new', tieredGetUsdPer1000: -1, egress: 0 }; }, ['prices.walPriceList', 'prices.tieredGetUsdPer1000', 'prices.egress']],
   ['topics missing', (r) => { delete r.topics; r.timeline = []; }, ['topics'], /missing required key 'topics'/],
   ['topics empty', (r) => { r.topics = []; r.timeline = []; }, ['topics'], /non-empty array of topics, got an empty array/],
   ['topics a map', (r) => { r.topics = { orders: {} }; r.timeline = []; }, ['topics'], /got a map/],
@@ -741,6 +787,12 @@ describe('fixtures in test/fixtures/bad', () => {
       'topics[0].partitions',
       'timeline[0].produce.records',
       'timeline[0].produce.acks',
+    ]],
+    ['bad-prices.yaml', [
+      'model.clientZone',
+      'prices.crossZoneUsdPerGbEachDirection',
+      'prices.walPriceList',
+      'prices.s3GlacierUsdPerGbMonth',
     ]],
   ])('%s', (file, expected) => {
     const text = readFileSync(join(FIXTURES, file), 'utf8');

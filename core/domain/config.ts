@@ -154,9 +154,19 @@ export interface ModelKnobs {
   walPutBytesPerMs: number;
   /** Bytes of one record of the WAL metadata topic (key, object key, byte range, offsets, epoch). */
   walMetadataRecordBytes: number;
+  /**
+   * The zone of producers and consumers: one of the scenario's zones, or '' for the
+   * partition leader's zone (clients then never cross zones to reach the leader).
+   */
+  clientZone: string;
 }
 
-export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: number; doc: string }> = {
+/** How a model knob is given: an integer with a minimum, or (kind 'zone') a zone name. */
+export type ModelKnobSpec =
+  | { readonly kind?: 'int'; readonly default: number; readonly min: number; readonly doc: string }
+  | { readonly kind: 'zone'; readonly default: string; readonly doc: string };
+
+export const MODEL_KNOBS: Record<keyof ModelKnobs, ModelKnobSpec> = {
   recordBytes: { default: 1024, min: 1, doc: 'Bytes of one produced record.' },
   producerBatchBytes: { default: 16384, min: 1, doc: 'Bytes of one producer batch (Kafka batch.size).' },
   sameZoneLatencyMs: { default: 1, min: 0, doc: 'One-way latency between brokers in one zone, ms.' },
@@ -171,6 +181,10 @@ export const MODEL_KNOBS: Record<keyof ModelKnobs, { default: number; min: numbe
   walDeleteLatencyMs: { default: 4, min: 0, doc: 'Latency of a DELETE in the WAL fast store, ms.' },
   walPutBytesPerMs: { default: 200000, min: 1, doc: 'Upload throughput of the WAL fast store, bytes per ms (200 MB/s).' },
   walMetadataRecordBytes: { default: 120, min: 1, doc: 'Bytes of one WAL metadata record (object key, byte range, partition, offsets, epoch).' },
+  clientZone: {
+    kind: 'zone', default: '',
+    doc: "Zone of producers and consumers: one of the scenario's zones, or '' (default) for the partition leader's zone.",
+  },
 };
 
 export function defaultBrokerConfig(): BrokerConfig {
@@ -186,7 +200,7 @@ export function defaultTopicConfig(): TopicConfig {
 }
 
 export function defaultModelKnobs(): ModelKnobs {
-  const out: Record<string, number> = {};
+  const out: Record<string, number | string> = {};
   for (const [k, spec] of Object.entries(MODEL_KNOBS)) out[k] = spec.default;
   return out as unknown as ModelKnobs;
 }

@@ -18,6 +18,8 @@ import {
   isTopicConfigKey,
 } from '../domain/config.js';
 import type { ConfigSpec, ConfigValue, ModelKnobs } from '../domain/config.js';
+import { PRICE_KEYS, WAL_PRICE_LISTS, isPriceKey } from '../domain/prices.js';
+import type { PriceOverrides } from '../domain/prices.js';
 import type {
   Acks,
   InitialPartitionState,
@@ -44,7 +46,7 @@ export const MAX_YAML_ALIASES = 100;
 
 const TOPIC_NAME_RE = /^[a-zA-Z0-9._-]{1,249}$/;
 
-const TOP_KEYS = ['name', 'description', 'seed', 'brokers', 'zones', 'config', 'model', 'topics', 'timeline', 'until'] as const;
+const TOP_KEYS = ['name', 'description', 'seed', 'brokers', 'zones', 'config', 'model', 'prices', 'topics', 'timeline', 'until'] as const;
 const TOPIC_KEYS = ['name', 'partitions', 'replicas', 'config', 'initial'] as const;
 const INITIAL_KEYS = [
   'partition',
@@ -373,15 +375,22 @@ function validateConfigEntries(
   return out;
 }
 
-function validateModel(p: Problems, v: unknown, path: string): Partial<ModelKnobs> {
+function validateModel(p: Problems, v: unknown, path: string, zones: readonly string[]): Partial<ModelKnobs> {
   const out: Partial<ModelKnobs> = {};
   const obj = expectMap(p, v, path, `a map of model knobs (${list(MODEL_KEYS)})`);
   if (!obj) return out;
   for (const key of Object.keys(obj)) {
     const kp = keyPath(path, key);
     if (isModelKnob(key)) {
-      const value = checkInt(p, obj[key], kp, { min: MODEL_KNOBS[key].min });
-      if (value !== undefined) out[key] = value;
+      const spec = MODEL_KNOBS[key];
+      if (spec.kind === 'zone') {
+        const value = obj[key];
+        if (typeof value === 'string' && (value === '' || zones.includes(value))) (out as Record<string, unknown>)[key] = value;
+        else p.add(kp, `expected '' (the partition leader's zone) or one of the zones ${list(zones)}, got ${describe(value)}`);
+        continue;
+      }
+      const value = checkInt(p, obj[key], kp, { min: spec.min });
+      if (value !== undefined) (out as Record<string, unknown>)[key] = value;
     } else if (isBrokerConfigKey(key)) {
       p.add(kp, `${q(key)} is a broker config, not a model knob; put it under the top-level config`);
     } else if (isTopicConfigKey(key)) {
@@ -391,6 +400,31 @@ function validateModel(p: Problems, v: unknown, path: string): Partial<ModelKnob
     }
   }
   return out;
+}
+
+/** Prices are non-negative numbers of USD; the free bytes per request are integers. */
+function validatePrices(p: Problems, v: unknown, path: string): PriceOverrides {
+  const out: Record<string, unknown> = {};
+  const obj = expectMap(p, v, path, `a map of prices (${list(PRICE_KEYS)})`);
+  if (!obj) return out;
+  for (const key of Object.keys(obj)) {
+    const kp = keyPath(path, key);
+    const value = obj[key];
+    if (!isPriceKey(key)) {
+      p.add(kp, `unknown price ${q(key)}; expected one of ${list(PRICE_KEYS)}`);
+    } else if (key === 'walPriceList') {
+      const priceList = oneOfC(WAL_PRICE_LISTS).check(p, value, kp);
+      if (priceList !== undefined) out[key] = priceList;
+    } else if (key.endsWith('Bytes')) {
+      const bytes = checkInt(p, value, kp, { min: 0, note: '(bytes)' });
+      if (bytes !== undefined) out[key] = bytes;
+    } else if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      p.add(kp, `expected a number >= 0 (USD), got ${describe(value)}`);
+    } else {
+      out[key] = value === 0 ? 0 : value; // normalise -0
+    }
+  }
+  return out as PriceOverrides;
 }
 
 // ---------------------------------------------------------------------------
@@ -943,7 +977,8 @@ function validateInner(raw: unknown): ParseResult {
     const cm = expectMap(p, top.config, 'config', `a map of broker configs (${list(BROKER_KEYS)})`);
     if (cm) config = validateConfigEntries(p, cm, 'config', 'broker');
   }
-  const model = given(top, 'model') ? validateModel(p, top.model, 'model') : {};
+  const model = given(top, 'model') ? validateModel(p, top.model, 'model', zones) : {};
+  const prices = given(top, 'prices') ? validatePrices(p, top.prices, 'prices') : undefined;
 
   const until = req(p, top, 'until', '', intC({ min: 1, max: MAX_UNTIL_MS, note: '(ms)' }));
 
@@ -963,6 +998,7 @@ function validateInner(raw: unknown): ParseResult {
     zones,
     config,
     model,
+    ...(prices !== undefined ? { prices } : {}),
     topics,
     timeline,
     until: must(until, 'until'),

@@ -42,6 +42,7 @@ import {
   type RecordBatch,
   appendBatch,
   emptyLog,
+  localBytes,
   logEndOffset,
   maybeIncrementLogStartOffset,
   newSegment,
@@ -89,6 +90,20 @@ import type { Acks, Scenario, TimelineAction } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
 import { type EventQueue, newQueue, pop, push, peek } from './event-queue.js';
 import { type PrngState, seedPrng } from './prng.js';
+import { type Prices, resolvePrices } from '../domain/prices.js';
+import {
+  type CrossZoneBytes,
+  type CrossZoneKind,
+  type StoreCounters,
+  type Usage,
+  changeStoredBytes,
+  countCrossZone,
+  countStoreRequest,
+  newCrossZoneBytes,
+  newStoreCounters,
+  newUsage,
+  objectStored,
+} from './costs.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 import { type InvariantWatch, type Violation, checkInvariants, checkFollowerAppend, checkLocalDelete, checkRemoteTransition } from '../check/invariants.js';
 
@@ -206,6 +221,10 @@ export interface Metrics {
   bytesFetchedByFollowers: number;
   produced: { records: number; bytes: number };
   wal: WalMetrics;
+  /** Bytes that crossed between zones (core/sim/costs.ts). */
+  crossZoneBytes: CrossZoneBytes;
+  /** Requests billed by each object store, and the bytes they moved. */
+  objectStore: Record<StoreName, StoreCounters>;
   [name: string]: unknown;
 }
 
@@ -230,7 +249,7 @@ export interface KernelState {
   nextSegmentSeq: number;
   /** What the invariants remember between steps. */
   watch: InvariantWatch;
-  /** Produce latencies (ms) by acks, client in the leader's zone (one round trip included). */
+  /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
   /** Consumer Fetches waiting for a remote read, by message id. */
   pendingConsumerReads: Record<string, { msg: Message; batchBaseOffsets: number[] }>;
@@ -238,6 +257,10 @@ export interface KernelState {
   violationKeys: Record<string, true>;
   metrics: Metrics;
   wal: WalState;
+  /** The prices of this run: defaults and the scenario's `prices` (core/domain/prices.ts). */
+  prices: Prices;
+  /** Billable transfer and stored bytes over time, for the cost (core/sim/costs.ts). */
+  usage: Usage;
 }
 
 export interface Checkpoint {
@@ -368,7 +391,7 @@ export class Kernel {
     const brokerConfig = defaultBrokerConfig();
     for (const [k, v] of Object.entries(scenario.config)) if (isBrokerConfigKey(k)) (brokerConfig as Record<string, ConfigValue>)[k] = v as ConfigValue;
     const model = defaultModelKnobs();
-    for (const [k, v] of Object.entries(scenario.model)) (model as unknown as Record<string, number>)[k] = v as number;
+    for (const [k, v] of Object.entries(scenario.model)) (model as unknown as Record<string, ConfigValue>)[k] = v as ConfigValue;
     const topicConfigs: Record<string, TopicConfig> = {};
     for (const t of scenario.topics) {
       const c = defaultTopicConfig();
@@ -399,8 +422,18 @@ export class Kernel {
       produceLatencies: { acks0: [], acks1: [], acksAll: [] },
       violations: [],
       violationKeys: {},
-      metrics: { requests: {}, remoteReads: {}, bytesFetchedByFollowers: 0, produced: { records: 0, bytes: 0 }, wal: emptyWalMetrics() },
+      metrics: {
+        requests: {},
+        remoteReads: {},
+        bytesFetchedByFollowers: 0,
+        produced: { records: 0, bytes: 0 },
+        wal: emptyWalMetrics(),
+        crossZoneBytes: newCrossZoneBytes(),
+        objectStore: newStoreCounters(),
+      },
       wal: { nextObjectSeq: 1, nextChunkId: 0, next: {}, live: {}, inflight: {}, objects: {}, objectOrder: {}, chunks: {}, metadata: [], reads: {}, tailSync: {} },
+      prices: resolvePrices(scenario.prices),
+      usage: newUsage(),
     };
     this.setUpPartitions();
     scenario.timeline.forEach((e, index) => push(this.state.queue, e.at, { kind: 'timeline', index }));
@@ -547,6 +580,7 @@ export class Kernel {
     log.localLogStartOffset = log.segments[0].baseOffset;
     log.highWatermark = logEndOffset(log);
     leader.log = log;
+    this.localLogBytesChanged(localBytes(log));
     part.remoteMetadata = remoteMetas;
     const derived = remoteMetas.length > 0 ? remoteMetas[remoteMetas.length - 1].endOffset : -1;
     leader.highestOffsetInRemoteStorage = initial.highestOffsetInRemoteStorage ?? derived;
@@ -570,6 +604,8 @@ export class Kernel {
   private writeSegmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): void {
     for (const [key, object] of this.segmentObjects(meta, batches, epochs, producers)) {
       const req: ObjectStoreRequest = { op: 'put', store: 'tiered', key, object };
+      // Held from t = 0 (stored, not billed as a request of this run).
+      objectStored(this.state.usage, 'tiered', key, object.bytes, 0);
       if (this.store.executeAsync) {
         this.pendingIo.push(
           this.store.executeAsync(req).then((r) => {
@@ -692,12 +728,35 @@ export class Kernel {
   }
 
   private latencyMs(a: Endpoint, b: Endpoint, key: string): number {
+    return this.zoneOf(a, key) === this.zoneOf(b, key) ? this.state.model.sameZoneLatencyMs : this.state.model.crossZoneLatencyMs;
+  }
+
+  /** A broker's zone; a client (producer or consumer) is in `model.clientZone`, or else the partition leader's zone. */
+  zoneOf(e: Endpoint, key: string): string {
+    if (typeof e !== 'number' && this.state.model.clientZone !== '') return this.state.model.clientZone;
     const part = this.state.partitions[key];
-    const zoneOf = (e: Endpoint): string => {
-      const id = typeof e === 'number' ? e : part.leader >= 0 ? part.leader : 0;
-      return this.state.brokers[id]?.zone ?? 'a';
-    };
-    return zoneOf(a) === zoneOf(b) ? this.state.model.sameZoneLatencyMs : this.state.model.crossZoneLatencyMs;
+    const id = typeof e === 'number' ? e : part.leader >= 0 ? part.leader : 0;
+    return this.state.brokers[id]?.zone ?? 'a';
+  }
+
+  /**
+   * Counts bytes moved from one zone to another (nothing within a zone). The WAL mode counts
+   * its metadata records through here with kind `walMetadata`.
+   */
+  private countCrossZone(kind: CrossZoneKind, fromZone: string, toZone: string, bytes: number): void {
+    countCrossZone(this.state.metrics.crossZoneBytes, kind, fromZone, toZone, bytes);
+  }
+
+  /** The bytes held in local logs (all replicas) changed: the broker-disk storage follows. */
+  private localLogBytesChanged(deltaBytes: number): void {
+    changeStoredBytes(this.state.usage, 'localDisk', deltaBytes, this.state.nowMs);
+  }
+
+  /** Runs a change that may remove local data from one replica's log (O(segments); appends add their bytes directly). */
+  private changeLocalLog(r: ReplicaState, change: () => void): void {
+    const before = localBytes(r.log);
+    change();
+    this.localLogBytesChanged(localBytes(r.log) - before);
   }
 
   // ------------------------------------------------------------------ stepping
@@ -864,15 +923,19 @@ export class Kernel {
           if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
         }
         this.state.metrics.bytesFetchedByFollowers += bytes;
+        this.localLogBytesChanged(bytes);
         // Kafka's follower: HW = min(leader HW, own LEO) (it may go down after a leader change).
         updateHighWatermark(r.log, p.highWatermark as number);
-        maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
+        // Segments go only when the new log start passes the local log start.
+        if ((p.logStartOffset as number) > r.log.localLogStartOffset) this.changeLocalLog(r, () => maybeIncrementLogStartOffset(r.log, p.logStartOffset as number));
+        else maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
         if (bytes > 0) this.walLogChanged(broker, key);
         return;
       }
       case 'updateFromLeader':
         updateHighWatermark(r.log, p.highWatermark as number);
-        maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
+        if ((p.logStartOffset as number) > r.log.localLogStartOffset) this.changeLocalLog(r, () => maybeIncrementLogStartOffset(r.log, p.logStartOffset as number));
+        else maybeIncrementLogStartOffset(r.log, p.logStartOffset as number);
         return;
       case 'startWalWait':
         push(this.state.queue, now + this.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId: p.timerId as number });
@@ -880,7 +943,7 @@ export class Kernel {
       case 'truncateTo': {
         const offset = p.offset as number;
         const before = logEndOffset(r.log);
-        truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset));
+        this.changeLocalLog(r, () => truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset)));
         if (offset >= before) return;
         this.trace.push({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
         this.walLogChanged(broker, key);
@@ -888,7 +951,7 @@ export class Kernel {
       }
       case 'truncateFullyAndStartAt': {
         const offset = p.offset as number;
-        truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now);
+        this.changeLocalLog(r, () => truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now));
         this.trace.push({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
@@ -1056,7 +1119,7 @@ export class Kernel {
     const r = this.replica(key, broker);
     if (isRetentionRule(rule) && meta.endOffset + 1 > r.log.logStartOffset) {
       const from = r.log.logStartOffset;
-      maybeIncrementLogStartOffset(r.log, meta.endOffset + 1);
+      this.changeLocalLog(r, () => maybeIncrementLogStartOffset(r.log, meta.endOffset + 1));
       if (r.log.logStartOffset !== from) {
         this.trace.push({ atMs: this.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
       }
@@ -1079,6 +1142,7 @@ export class Kernel {
       if (r.log.segments.length < 2 || first.baseOffset !== s.baseOffset) break;
       for (const v of checkLocalDelete(now, key, broker, first, r.log.logStartOffset, r.highestOffsetInRemoteStorage, tiered, part.remoteMetadata)) this.addViolation(v);
       r.log.segments.shift();
+      this.localLogBytesChanged(-first.bytes);
       this.trace.push({
         atMs: now, type: 'log', action: 'localSegmentDeleted', broker, topic: part.topic, partition: part.partition,
         baseOffset: first.baseOffset, endOffset: first.endOffset, bytes: first.bytes, rule: tiered ? 'localRetention' : 'logRetention',
@@ -1088,7 +1152,7 @@ export class Kernel {
     if (tiered) {
       r.log.localLogStartOffset = Math.max(r.log.localLogStartOffset, newStart);
     } else {
-      maybeIncrementLogStartOffset(r.log, newStart);
+      this.changeLocalLog(r, () => maybeIncrementLogStartOffset(r.log, newStart));
       r.log.localLogStartOffset = Math.max(r.log.localLogStartOffset, newStart);
     }
   }
@@ -1335,6 +1399,9 @@ export class Kernel {
       ...(msg.api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: b.leaderEpoch as number, endOffset: b.endOffset as number } : {}),
       ...(b.rule ? { rule: b.rule as string } : {}),
     });
+    if (msg.api === 'Fetch' && typeof msg.source === 'number') {
+      this.countCrossZone(msg.target === 'consumer' ? 'consume' : 'replication', this.zoneOf(msg.source, msg.key), this.zoneOf(msg.target, msg.key), bytes);
+    }
     if (msg.target === 'consumer') return this.onConsumerResponse(msg);
     const broker = msg.target as number;
     if (!this.state.brokers[broker].alive) return;
@@ -1454,6 +1521,9 @@ export class Kernel {
     const index = this.trace.length;
     this.trace.push(this.objectStoreEntry(broker, key, req, result, purpose));
     const issuedMs = this.state.nowMs;
+    // A request to an available store is billed once its result is final (now, or once an
+    // asynchronous store has answered, before the next step); a refused one is not.
+    if (available && pending === null) this.countStoreOp(req, result, issuedMs);
     const done = (latencyMs: number) =>
       push(this.state.queue, issuedMs + latencyMs, {
         kind: 'storeDone',
@@ -1475,10 +1545,18 @@ export class Kernel {
     // The completion event and the trace entry get the real result before the next step.
     const finish = (r: ObjectStoreResult) => {
       Object.assign(result, r);
+      this.countStoreOp(req, result, issuedMs);
       this.trace[index] = { ...this.objectStoreEntry(broker, key, req, result, purpose), atMs: issuedMs };
       if (measured) done(measuredMs());
     };
     this.pendingIo.push(pending.then(finish, (e: unknown) => finish({ ok: false, bytes: 0, error: (e as Error).message })));
+  }
+
+  /** Bills one object-store request with its final result (core/sim/costs.ts). */
+  private countStoreOp(req: ObjectStoreRequest, result: ObjectStoreResult, atMs: number): void {
+    const key = 'key' in req ? req.key : req.prefix;
+    const objectBytes = req.op === 'put' ? req.object.bytes : undefined;
+    countStoreRequest(this.state.metrics.objectStore, this.state.usage, this.state.prices, { op: req.op, store: req.store, key, objectBytes }, result, atMs);
   }
 
   private objectStoreEntry(broker: number, key: string, req: ObjectStoreRequest, result: ObjectStoreResult, purpose: string): TraceEntry {
@@ -1567,8 +1645,10 @@ export class Kernel {
     const last = logEndOffset(r.log) - 1;
     this.state.metrics.produced.records += records;
     this.state.metrics.produced.bytes += records * model.recordBytes;
+    this.localLogBytesChanged(records * model.recordBytes);
     this.trace.push({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
-    const roundTrip = 2 * this.state.model.sameZoneLatencyMs;
+    // The producer's request and the leader's answer: one round trip from the client's zone.
+    const roundTrip = 2 * this.latencyMs('producer', broker, key);
     if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
     else if (acks === 1) {
       this.state.produceLatencies.acks1.push(roundTrip);
@@ -1592,7 +1672,7 @@ export class Kernel {
     if (done.length === 0) return;
     part.pendingAcks = part.pendingAcks.filter((a) => a.lastOffset >= r.log.highWatermark);
     for (const a of done) {
-      const latencyMs = this.state.nowMs - a.sentMs + 2 * this.state.model.sameZoneLatencyMs;
+      const latencyMs = this.state.nowMs - a.sentMs + 2 * this.latencyMs('producer', part.leader, key);
       this.state.produceLatencies.acksAll.push(latencyMs);
       this.trace.push({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs });
     }
@@ -1614,7 +1694,7 @@ export class Kernel {
       body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
     };
     this.trace.push({ atMs: this.state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
-    push(this.state.queue, this.state.nowMs + this.state.model.sameZoneLatencyMs, { kind: 'deliver', msg });
+    push(this.state.queue, this.state.nowMs + this.latencyMs('consumer', c.broker, c.key), { kind: 'deliver', msg });
   }
 
   /** A consumer Fetch: below the local log start of a tiered topic it is read from remote storage. */
@@ -1719,6 +1799,8 @@ export class Kernel {
           return;
         }
         const cfg = this.state.topicConfigs[a.topic];
+        // The request's records cross zones when the producer is not in the leader's zone (accepted or not).
+        this.countCrossZone('produce', this.zoneOf('producer', key), this.zoneOf(part.leader, key), a.records * this.state.model.recordBytes);
         this.deliver(part.leader, key, 'leader', {
           type: 'produce.received',
           msgId: this.state.nextMsgId++,
@@ -2144,6 +2226,7 @@ export class Kernel {
         push(this.state.queue, at, { kind: 'walChunkDelivered', broker: f, key: pc.key, chunkId: chunk.id });
       }
       m.metadata.crossZoneBytes += crossZone;
+      this.state.metrics.crossZoneBytes.walMetadata += crossZone;
     }
     this.walMetadataRetention();
     this.walCleanup(broker);
@@ -2310,6 +2393,7 @@ export class Kernel {
       bytes += b.bytes;
       if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
     }
+    this.localLogBytesChanged(bytes);
     const m = this.state.metrics.wal;
     m.chunksApplied++;
     m.bytesApplied += bytes;

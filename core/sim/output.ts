@@ -7,6 +7,7 @@ import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import type { FollowerFetcherContext } from '../machines/follower-fetcher.js';
 import { kafkaFetchState } from '../machines/follower-fetcher.js';
 import type { Kernel } from './kernel.js';
+import { costUsd, gbMonths } from './costs.js';
 import type { TraceEntry } from './trace.js';
 import type { Violation } from '../check/invariants.js';
 
@@ -102,7 +103,7 @@ export function buildRunJson(k: Kernel): RunJson {
     seed: k.seed,
     endMs: k.state.nowMs,
     ...(k.latencyMode === 'measured' ? { latency: { mode: 'measured' as const, deterministic: false as const } } : {}),
-    config: { ...k.state.brokerConfig, topics, model: { ...k.state.model }, zones: k.state.brokers.map((b) => b.zone) },
+    config: { ...k.state.brokerConfig, topics, model: { ...k.state.model }, zones: k.state.brokers.map((b) => b.zone), prices: { ...k.state.prices } },
     partitions,
     trace: k.trace,
     violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
@@ -119,6 +120,8 @@ export function buildRunJson(k: Kernel): RunJson {
         acksAll: latencySummary(k.state.produceLatencies.acksAll),
       },
       steps: k.state.stepCount,
+      storage: storageJson(k),
+      costUsd: costUsd(k.state.metrics.crossZoneBytes, k.state.metrics.objectStore, k.state.usage, k.state.prices, k.state.nowMs),
     },
   };
 }
@@ -130,4 +133,17 @@ export function latencySummary(values: readonly number[]): { count: number; late
   const sorted = [...values].sort((a, b) => a - b);
   const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
   return { count: sorted.length, latencyMsP50: rank(50), latencyMsP99: rank(99), latencyMsMax: sorted[sorted.length - 1] };
+}
+
+/** Bytes held at the end and GB-months held over the run, per place (what `costUsd.storage` prices). */
+function storageJson(k: Kernel): Record<'tiered' | 'wal' | 'localDisk', { bytes: number; gbMonths: number }> {
+  const u = k.state.usage;
+  const held = gbMonths(u, k.state.nowMs);
+  // GB-months are tiny for short runs: 12 significant digits keep them stable and readable.
+  const round = (x: number) => Number(x.toPrecision(12));
+  return {
+    tiered: { bytes: u.storedBytes.tiered, gbMonths: round(held.tiered) },
+    wal: { bytes: u.storedBytes.wal, gbMonths: round(held.wal) },
+    localDisk: { bytes: u.storedBytes.localDisk, gbMonths: round(held.localDisk) },
+  };
 }
