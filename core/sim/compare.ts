@@ -10,6 +10,7 @@
  */
 import type { Scenario } from '../scenario/types.js';
 import { Kernel } from './kernel.js';
+import { costUsd } from './costs.js';
 import { buildRunJson, type RunJson } from './output.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
@@ -67,8 +68,11 @@ function latency(x: unknown): LatencyFigures {
   return { count: o.count ?? 0, p50: o.latencyMsP50 ?? null, p99: o.latencyMsP99 ?? null };
 }
 
-/** The figures of one finished run. */
-export function rowOf(mode: Mode, json: RunJson): CompareRow {
+/**
+ * The figures of one finished run. With the kernel, the month's cost is scaled from the
+ * unrounded cost (a short run's rounded cents would otherwise be multiplied too).
+ */
+export function rowOf(mode: Mode, json: RunJson, k?: Kernel): CompareRow {
   const trace = json.trace as unknown as Loose[];
   const m = json.metrics as Loose;
   // Catch-up: replicas that start empty (followers at t = 0, added replicas) until they join the ISR.
@@ -118,11 +122,17 @@ export function rowOf(mode: Mode, json: RunJson): CompareRow {
     objectStore: { requests: tiered.requests + wal.requests, bytes: tiered.bytes + wal.bytes, walRequests: wal.requests, walBytes: wal.bytes },
     produce: { acks1: latency(produce.acks1), acksAll: latency(produce.acksAll) },
     remoteReadsAfterFailover: { count: reads.length, bytes: reads.reduce((n, e) => n + ((e.bytes as number) ?? 0), 0) },
-    costUsd: cost && typeof cost.total === 'number' ? { run: cost.total, month: json.endMs > 0 ? round6((cost.total * MONTH_MS) / json.endMs) : 0 } : null,
+    costUsd: cost && typeof cost.total === 'number' ? { run: cost.total, month: json.endMs > 0 ? round6((unroundedTotal(k) ?? cost.total) * MONTH_MS / json.endMs) : 0 } : null,
     walMetadataRecords: walMetrics?.metadata?.records ?? 0,
     violations: json.violations.length,
     endMs: json.endMs,
   };
+}
+
+function unroundedTotal(k: Kernel | undefined): number | undefined {
+  if (k === undefined) return undefined;
+  const m = k.state.metrics;
+  return costUsd(m.crossZoneBytes, m.objectStore, k.state.usage, k.state.prices, k.state.nowMs, false).total;
 }
 
 function round6(x: number): number {
@@ -134,7 +144,7 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number): Com
   const rows = modes.map((mode) => {
     const k = new Kernel(scenarioForMode(s, mode), seed === undefined ? {} : { seed });
     k.runToEnd();
-    return rowOf(mode, buildRunJson(k));
+    return rowOf(mode, buildRunJson(k), k);
   });
   return { scenario: s.name, seed: seed ?? s.seed, modes: rows };
 }

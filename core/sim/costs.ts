@@ -188,9 +188,9 @@ export function gbMonths(u: Usage, endMs: number): Record<StorageName, number> {
 
 /**
  * The cost of a run from t = 0 to `endMs`. Each part is rounded to 6 decimals and the
- * total is the sum of the rounded parts, so the output adds up.
+ * total is the sum of the rounded parts, so the output adds up (`round` false: unrounded).
  */
-export function costUsd(crossZone: CrossZoneBytes, counters: Record<StoreName, StoreCounters>, u: Usage, prices: Prices, endMs: number): CostUsd {
+export function costUsd(crossZone: CrossZoneBytes, counters: Record<StoreName, StoreCounters>, u: Usage, prices: Prices, endMs: number, round = true): CostUsd {
   const zoneBytes = crossZone.replication + crossZone.produce + crossZone.consume + crossZone.walMetadata;
   const crossZoneUsd = (zoneBytes / BYTES_PER_GB) * 2 * prices.crossZoneUsdPerGbEachDirection;
   const rate = {
@@ -207,11 +207,13 @@ export function costUsd(crossZone: CrossZoneBytes, counters: Record<StoreName, S
   }
   const held = gbMonths(u, endMs);
   const storage = held.tiered * prices.tieredStorageUsdPerGbMonth + held.wal * prices.walStorageUsdPerGbMonth + held.localDisk * prices.localDiskUsdPerGbMonth;
+  // Unrounded figures are for extrapolation (compare's month), never for output.
+  const r = round ? roundUsd : (x: number) => x;
   const parts = {
-    crossZone: roundUsd(crossZoneUsd),
-    objectStoreRequests: roundUsd(requests),
-    objectStoreTransfer: roundUsd(transfer),
-    storage: roundUsd(storage),
+    crossZone: r(crossZoneUsd),
+    objectStoreRequests: r(requests),
+    objectStoreTransfer: r(transfer),
+    storage: r(storage),
   };
-  return { ...parts, total: roundUsd(parts.crossZone + parts.objectStoreRequests + parts.objectStoreTransfer + parts.storage) };
+  return { ...parts, total: r(parts.crossZone + parts.objectStoreRequests + parts.objectStoreTransfer + parts.storage) };
 }
