@@ -307,6 +307,13 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
     }
     const req = json.metrics.requests as Record<string, number>;
     io.out(`  requests: ${Object.entries(req).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+    const m = json.metrics as Record<string, unknown>;
+    const zone = m.crossZoneBytes as Record<string, number> | undefined;
+    if (zone) io.out(`  cross-zone bytes: ${Object.entries(zone).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const stores = m.objectStore as Record<string, Record<string, number>> | undefined;
+    if (stores) io.out(`  object stores: ${Object.entries(stores).map(([k, c]) => `${k} ${c.puts} PUT / ${c.gets} GET / ${c.deletes} DELETE`).join('; ')}`);
+    const cost = m.costUsd as Record<string, number> | undefined;
+    if (cost) io.out(`  cost: $${cost.total} (cross-zone $${cost.crossZone}, requests $${cost.objectStoreRequests}, transfer $${cost.objectStoreTransfer}, storage $${cost.storage})`);
     if (json.violations.length === 0) io.out('  invariants: all held');
     else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
   }
