@@ -58,7 +58,7 @@ function remote(baseOffset: number, endOffset: number, state: RemoteSegmentView[
 }
 
 function partition(replicas: ReplicaView[], remoteSegments: RemoteSegmentView[] = []): PartitionView {
-  return { key: 'orders-0', topic: 'orders', partition: 0, leader: 0, leaderEpoch: 0, isr: [0], tiered: true, replicas, remoteSegments };
+  return { key: 'orders-0', topic: 'orders', partition: 0, leader: 0, leaderEpoch: 0, isr: [0], tiered: true, walEnabled: false, replicas, remoteSegments };
 }
 
 /** The leader of kip1023-bootstrap: LSO 10, LLSO 100, Ry 149, EPUO 150, LEO 200. */

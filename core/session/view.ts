@@ -1,12 +1,19 @@
 /**
  * The picture of a run at one moment, as plain data for the browser: per partition the
  * replicas' segments by tier and their offset markers (named as in the JSON output), the
- * remote tier with each segment's metadata state, and each broker's machine states.
+ * remote tier with each segment's metadata state, each broker's machine states, KIP-1176's
+ * fast store (the WAL objects that exist now and the chunks inside them) and the run's
+ * metrics and cost so far (the figures of `metrics` in the JSON output).
+ * Leaves out what the page does not draw: batches, producer state, the trace itself.
  */
 import { earliestPendingUploadOffset } from '../domain/leader-rules.js';
+import { logEndOffset } from '../domain/partition-log.js';
 import type { RemoteSegmentState } from '../domain/remote-metadata.js';
+import { WAL_METADATA_TOPIC, type WalObjectState } from '../domain/wal.js';
+import type { StoreName } from '../ports/object-store.js';
+import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/costs.js';
 import { BROKER_KEY, type Kernel, type MachineName } from '../sim/kernel.js';
-import { replicaJson, type ReplicaJson } from '../sim/output.js';
+import { latencySummary, replicaJson, type ReplicaJson } from '../sim/output.js';
 
 export type SegmentTier = 'local' | 'both';
 
@@ -43,8 +50,72 @@ export interface PartitionView {
   leaderEpoch: number;
   isr: number[];
   tiered: boolean;
+  /** KIP-1176: `wal.enable` on the partition's topic. */
+  walEnabled: boolean;
   replicas: ReplicaView[];
   remoteSegments: RemoteSegmentView[];
+}
+
+/** One partition's bytes inside a WAL object. */
+export interface WalChunkView {
+  /** Offset of its record in the WAL metadata topic; null while the object is being put (not yet published). */
+  id: number | null;
+  /** `topic-partition`. */
+  key: string;
+  topic: string;
+  partition: number;
+  /** Model bytes of the chunk inside the object, inclusive. */
+  range: [number, number];
+  baseOffset: number;
+  lastOffset: number;
+  leaderEpoch: number;
+}
+
+/** A WAL object in the fast store (or on its way there, or being deleted). */
+export interface WalObjectView {
+  key: string;
+  /** The object's sequence number in the cluster (the key's last part). */
+  seq: number;
+  /** The broker whose combiner wrote it. */
+  broker: number;
+  bytes: number;
+  createdMs: number;
+  state: Extract<WalObjectState, 'putting' | 'live' | 'deleting'>;
+  /** In byte order. Chunks whose metadata record has expired and been forgotten are left out. */
+  chunks: WalChunkView[];
+}
+
+/** The most WAL objects the view carries (the newest ones); `hiddenObjects` counts the rest. */
+export const WAL_OBJECTS_SHOWN = 24;
+
+export interface WalView {
+  /** Topics with `wal.enable` on now. */
+  topics: string[];
+  /** The newest objects that exist now (putting, live or deleting), oldest first. */
+  objects: WalObjectView[];
+  /** Older objects that exist but are not in `objects`. */
+  hiddenObjects: number;
+  /** Records a leader holds that are in no WAL object yet (waiting for its combiner, or for a failed PUT's retry). */
+  pending: Array<{ key: string; broker: number; baseOffset: number; lastOffset: number }>;
+  /** `wal.combine.max.bytes`: the size that flushes an object at once (the lane's byte scale). */
+  combineMaxBytes: number;
+  /** The WAL metadata topic: records written in the run and retained now (`metrics.wal.metadata`). */
+  metadata: { topic: string; records: number; retainedRecords: number; retainedBytes: number; peakRetainedRecords: number };
+}
+
+export interface LatencyView {
+  count: number;
+  latencyMsP50: number | null;
+  latencyMsP99: number | null;
+  latencyMsMax: number | null;
+}
+
+/** The run's figures so far, as `metrics` in the JSON output names them. */
+export interface MetricsView {
+  crossZoneBytes: CrossZoneBytes;
+  objectStore: Record<StoreName, { puts: number; gets: number; deletes: number; bytesPut: number; bytesGot: number }>;
+  produce: { acks1: LatencyView; acksAll: LatencyView };
+  costUsd: CostUsd;
 }
 
 export interface RunView {
@@ -54,6 +125,8 @@ export interface RunView {
   storeAvailable: { tiered: boolean; wal: boolean };
   kip1023Enabled: boolean;
   violations: Array<{ atMs: number; invariant: string; message: string }>;
+  wal: WalView;
+  metrics: MetricsView;
 }
 
 export function buildView(k: Kernel): RunView {
@@ -93,6 +166,7 @@ export function buildView(k: Kernel): RunView {
       leaderEpoch: part.leaderEpoch,
       isr: [...part.isr],
       tiered: k.state.topicConfigs[part.topic]['remote.storage.enable'],
+      walEnabled: k.state.topicConfigs[part.topic]['wal.enable'],
       replicas,
       remoteSegments: part.remoteMetadata.map((m) => ({ segmentId: m.segmentId, baseOffset: m.baseOffset, endOffset: m.endOffset, state: m.state, sizeBytes: m.sizeBytes })),
     };
@@ -104,7 +178,95 @@ export function buildView(k: Kernel): RunView {
     storeAvailable: { ...k.state.storeAvailable },
     kip1023Enabled: k.state.brokerConfig['follower.fetch.last.tiered.offset.enable'],
     violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
+    wal: walView(k),
+    metrics: metricsView(k),
   };
+}
+
+/** The key's sequence number: `broker-0/00000000000000000012.wal` is 12. */
+function walObjectSeq(key: string): number {
+  const m = /(\d+)\.wal$/.exec(key);
+  return m === null ? 0 : Number(m[1]);
+}
+
+/**
+ * The fast store now: objects that exist (being put, live, being deleted), the newest
+ * `WAL_OBJECTS_SHOWN` of them oldest first, each with its chunks. A chunk being put has
+ * no metadata record yet: it comes from the PUT in flight.
+ */
+export function walView(k: Kernel): WalView {
+  const wal = k.state.wal;
+  const pending: Record<string, WalChunkView[]> = {};
+  for (const f of Object.values(wal.inflight)) {
+    pending[f.objectKey] = f.chunks.map((c) => {
+      const part = k.state.partitions[c.key];
+      return { id: null, key: c.key, topic: part.topic, partition: part.partition, range: [c.range[0], c.range[1]], baseOffset: c.baseOffset, lastOffset: c.lastOffset, leaderEpoch: c.leaderEpoch };
+    });
+  }
+  const existing = Object.values(wal.objects)
+    .filter((o) => o.state === 'putting' || o.state === 'live' || o.state === 'deleting')
+    .map((o) => ({ o, seq: walObjectSeq(o.key) }))
+    .sort((a, b) => a.seq - b.seq || (a.o.key < b.o.key ? -1 : a.o.key > b.o.key ? 1 : 0));
+  const shown = existing.slice(-WAL_OBJECTS_SHOWN);
+  const objects: WalObjectView[] = shown.map(({ o, seq }) => {
+    let chunks: WalChunkView[];
+    if (o.state === 'putting') chunks = pending[o.key] ?? [];
+    else {
+      chunks = [];
+      for (const id of o.chunkIds) {
+        const c = wal.chunks[String(id)];
+        if (c === undefined) continue;
+        chunks.push({ id: c.id, key: c.key, topic: c.topic, partition: c.partition, range: [c.range[0], c.range[1]], baseOffset: c.baseOffset, lastOffset: c.lastOffset, leaderEpoch: c.leaderEpoch });
+      }
+    }
+    chunks.sort((a, b) => a.range[0] - b.range[0]);
+    return { key: o.key, seq, broker: o.broker, bytes: o.bytes, createdMs: o.createdMs, state: o.state as WalObjectView['state'], chunks };
+  });
+  const pendingRecords: WalView['pending'] = [];
+  for (const key of k.state.partitionOrder) {
+    const part = k.state.partitions[key];
+    const next = wal.next[key];
+    if (next === undefined || !k.state.topicConfigs[part.topic]['wal.enable'] || part.leader < 0 || !k.state.brokers[part.leader].alive) continue;
+    const end = logEndOffset(k.replica(key, part.leader).log);
+    if (end > next) pendingRecords.push({ key, broker: part.leader, baseOffset: next, lastOffset: end - 1 });
+  }
+  const m = k.state.metrics.wal.metadata;
+  return {
+    topics: Object.keys(k.state.topicConfigs).filter((t) => k.state.topicConfigs[t]['wal.enable']),
+    objects,
+    hiddenObjects: existing.length - shown.length,
+    pending: pendingRecords,
+    combineMaxBytes: k.state.brokerConfig['wal.combine.max.bytes'],
+    metadata: { topic: WAL_METADATA_TOPIC, records: m.records, retainedRecords: wal.metadata.length, retainedBytes: m.retainedBytes, peakRetainedRecords: m.peakRetainedRecords },
+  };
+}
+
+/** `metrics` of the JSON output so far (crossZoneBytes, objectStore, produce by acks, costUsd), without the trace scans. */
+export function metricsView(k: Kernel): MetricsView {
+  const m = k.state.metrics;
+  const store = (s: StoreName) => {
+    const c = m.objectStore[s];
+    return { puts: c.puts, gets: c.gets, deletes: c.deletes, bytesPut: c.bytesPut, bytesGot: c.bytesGot };
+  };
+  return {
+    crossZoneBytes: { ...m.crossZoneBytes },
+    objectStore: { tiered: store('tiered'), wal: store('wal') },
+    produce: { acks1: latency(k.state.produceLatencies.acks1), acksAll: latency(k.state.produceLatencies.acksAll) },
+    costUsd: costUsd(m.crossZoneBytes, m.objectStore, k.state.usage, k.state.prices, k.state.nowMs),
+  };
+}
+
+/**
+ * Percentiles of produce latencies, remembered per list while it only grows: a frame
+ * while playing sorts a list only when a produce has completed since the last one.
+ */
+const latencyMemo = new WeakMap<readonly number[], { count: number; summary: LatencyView }>();
+function latency(values: readonly number[]): LatencyView {
+  const memo = latencyMemo.get(values);
+  if (memo !== undefined && memo.count === values.length) return memo.summary;
+  const summary = latencySummary(values);
+  latencyMemo.set(values, { count: values.length, summary });
+  return summary;
 }
 
 /** The largest offset to draw for a partition (for the x scale). */

@@ -87,10 +87,13 @@ export interface Column {
   x: number;
 }
 
-/** Sequence lane columns: one per broker, then the tiered store and the clients. */
-export function sequenceColumns(brokers: number, width: number, left = 10): Column[] {
-  const ids = [...Array.from({ length: brokers }, (_, i) => `broker-${i}`), 'tiered', 'consumer'];
-  const labels = [...Array.from({ length: brokers }, (_, i) => `broker ${i}`), 'tiered store', 'consumer'];
+/**
+ * Sequence lane columns: one per broker, then the tiered store, the fast store (KIP-1176's
+ * WAL, only when `fastStore`) and the clients.
+ */
+export function sequenceColumns(brokers: number, width: number, left = 10, fastStore = false): Column[] {
+  const ids = [...Array.from({ length: brokers }, (_, i) => `broker-${i}`), 'tiered', ...(fastStore ? ['wal'] : []), 'consumer'];
+  const labels = [...Array.from({ length: brokers }, (_, i) => `broker ${i}`), 'tiered store', ...(fastStore ? ['fast store'] : []), 'consumer'];
   const step = (width - 2 * left) / Math.max(1, ids.length - 1);
   return ids.map((id, i) => ({ id, label: labels[i], x: left + i * step }));
 }
@@ -100,11 +103,25 @@ export interface Arrow {
   to: string;
   label: string;
   error: boolean;
-  kind: 'request' | 'response' | 'objectStore' | 'backoff';
+  /** `walChunk`: a chunk read from the fast store reaching a follower's log; `note`: a step on one broker. */
+  kind: 'request' | 'response' | 'objectStore' | 'backoff' | 'walChunk' | 'note';
   atMs: number;
 }
 
 const ts = (t: unknown) => (typeof t === 'number' ? `${t}` : '');
+
+/** True for the trace entries the sequence lane draws (those `arrowFor` answers), without building the arrow. */
+export function inSequence(e: TraceEntry): boolean {
+  const a = (e as { action?: unknown }).action;
+  return (
+    e.type === 'request' ||
+    e.type === 'response' ||
+    e.type === 'objectStore' ||
+    (e.type === 'fetcher' && a === 'delayed') ||
+    (e.type === 'log' && a === 'walChunkAppended') ||
+    (e.type === 'wal' && (a === 'chunkPublished' || a === 'readDelayed'))
+  );
+}
 
 /** One arrow (or backoff bar) per trace entry of the sequence lane. */
 export function arrowFor(e: TraceEntry): Arrow | null {
@@ -117,15 +134,33 @@ export function arrowFor(e: TraceEntry): Arrow | null {
   if (e.type === 'response') {
     let label: string;
     if (x.error) label = String(x.error);
+    else if (x.api === 'Fetch' && x.wal === true) label = 'no records, HW only';
     else if (x.api === 'Fetch') label = `${x.records} records${x.servedFrom === 'remote' ? ' (remote)' : ''}`;
     else if (x.api === 'ListOffsets') label = `offset ${x.offset}`;
     else label = `epoch ${x.leaderEpoch} ends ${x.endOffset}`;
     return { from: col(x.source), to: col(x.target), label, error: Boolean(x.error), kind: 'response', atMs: e.atMs };
   }
+  if (e.type === 'objectStore' && x.store === 'wal') {
+    // KIP-1176: a WAL object by its short name; a chunk read by its byte range.
+    const seq = /(\d+)\.wal$/.exec(String(x.key));
+    const name = seq ? `wal#${Number(seq[1])}` : String(x.key);
+    const range = Array.isArray(x.range) ? ` bytes ${x.range[0]}–${x.range[1]}` : '';
+    const label = `${String(x.op).toUpperCase()} ${name}${x.op === 'get' ? range : ''}${x.ok ? '' : ` ✖ ${x.error}`}`;
+    return { from: col(x.broker), to: 'wal', label, error: !x.ok, kind: 'objectStore', atMs: e.atMs };
+  }
   if (e.type === 'objectStore') {
     const file = String(x.key).split('.').pop();
     const label = `${String(x.op).toUpperCase()} .${file}${x.ok ? '' : ` ✖ ${x.error}`}`;
     return { from: col(x.broker), to: 'tiered', label, error: !x.ok, kind: 'objectStore', atMs: e.atMs };
+  }
+  if (e.type === 'log' && x.action === 'walChunkAppended') {
+    return { from: 'wal', to: col(x.broker), label: `chunk [${x.baseOffset}, ${x.lastOffset}] appended`, error: false, kind: 'walChunk', atMs: e.atMs };
+  }
+  if (e.type === 'wal' && x.action === 'chunkPublished') {
+    return { from: col(x.broker), to: col(x.broker), label: `metadata record ${x.metadataOffset}: ${x.topic}-${x.partition} [${x.baseOffset}, ${x.lastOffset}] e${x.leaderEpoch}`, error: false, kind: 'note', atMs: e.atMs };
+  }
+  if (e.type === 'wal' && x.action === 'readDelayed') {
+    return { from: col(x.broker), to: col(x.broker), label: `WAL read backoff ${x.delayMs} ms`, error: false, kind: 'backoff', atMs: e.atMs };
   }
   if (e.type === 'fetcher' && x.action === 'delayed') {
     return { from: col(x.broker), to: col(x.broker), label: `backoff ${x.delayMs} ms → retry at ${x.retryAtMs} ms`, error: false, kind: 'backoff', atMs: e.atMs };

@@ -12,7 +12,8 @@ import { buildView, type RunView } from '../../core/session/view.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
 import { InspectionLog, type LogEntry } from './inspect.js';
-import { share } from './layout.js';
+import { inSequence, share } from './layout.js';
+import { type WalHop, walHops } from './wal-layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = full speed, one step every frame
@@ -70,6 +71,8 @@ export class RunState {
   partitionKey = $state<string | null>(null);
   narration = $state.raw<NarrationLine[]>([]);
   traceWindow = $state.raw<Array<{ entry: TraceEntry; step: number }>>([]);
+  /** KIP-1176: the chunk hops (PUT, metadata record, ranged GET, append) of the current step. */
+  walHops = $state.raw<WalHop[]>([]);
   actions = $state.raw<RecordedAction[]>([]);
   inspection = $state.raw<LogEntry[]>([]);
   /** The inspection log runs only while it is shown. */
@@ -263,11 +266,11 @@ export class RunState {
     const window: Array<{ entry: TraceEntry; step: number }> = [];
     for (let i = trace.length - 1; i >= 0 && window.length < 16; i--) {
       const e = trace[i];
-      if (e.type === 'request' || e.type === 'response' || e.type === 'objectStore' || (e.type === 'fetcher' && (e as { action?: string }).action === 'delayed')) {
-        window.unshift({ entry: e, step: stepOf(i) });
-      }
+      if (inSequence(e)) window.unshift({ entry: e, step: stepOf(i) });
     }
     this.traceWindow = window;
+    const hops = walHops(s.currentEntries);
+    this.walHops = hops.length === 0 && this.walHops.length === 0 ? this.walHops : hops;
     this.inspection = this.logEnabled ? this.log.entries.slice(-120) : [];
     this.syncUrl();
   }
