@@ -25,7 +25,8 @@ export type InvariantId =
   | 'noLocalDeleteBeforeUpload'
   | 'noCommittedRecordLost'
   | 'leaderEpochNeverDecreases'
-  | 'highestOffsetInRemoteStorageNeverDecreases';
+  | 'highestOffsetInRemoteStorageNeverDecreases'
+  | 'followerEpochsMatchLeader';
 
 /** What the invariants remember between steps (plain data, part of the kernel state). */
 export interface InvariantWatch {
@@ -115,7 +116,22 @@ function leaderBatchAt(log: PartitionLog, offset: number): RecordBatch | undefin
 /** Checked when a follower appends a batch the leader may still hold locally. */
 export function checkFollowerAppend(atMs: number, key: string, broker: number, batch: RecordBatch, leaderLog: PartitionLog): Violation[] {
   const l = leaderBatchAt(leaderLog, batch.baseOffset);
-  if (l === undefined) return [];
+  if (l === undefined) {
+    // The leader has not written this offset (yet). A batch of an older epoch that starts
+    // at or past where the leader's cache says that epoch ended can never be in its log.
+    const latest = leaderLog.leaderEpochs.length > 0 ? leaderLog.leaderEpochs[leaderLog.leaderEpochs.length - 1][0] : -1;
+    if (batch.leaderEpoch >= latest) return [];
+    const next = leaderLog.leaderEpochs.find(([e]) => e > batch.leaderEpoch);
+    if (next === undefined || batch.baseOffset < next[1]) return [];
+    return [
+      {
+        atMs,
+        invariant: 'followerLogIsPrefixOfLeader',
+        subject: `${key}@${broker}`,
+        message: `broker ${broker} appended ${key} [${batch.baseOffset}, ${batch.lastOffset}] in epoch ${batch.leaderEpoch}, which the leader ended at ${next[1]} (epoch ${next[0]} starts there)`,
+      },
+    ];
+  }
   if (l.baseOffset === batch.baseOffset && l.lastOffset === batch.lastOffset && l.leaderEpoch === batch.leaderEpoch && l.producerId === batch.producerId) return [];
   return [
     {
@@ -233,6 +249,28 @@ export function checkInvariants(k: Kernel): Violation[] {
       for (const b of part.isr) {
         const r = part.replicaStates[String(b)];
         if (r === undefined) continue;
+        // An in-sync follower agrees with the leader on the epoch of every committed offset
+        // both still hold (what the remote auxiliary state's checkpoint restores).
+        if (b !== part.leader && k.state.brokers[b].alive) {
+          const lo = Math.max(leaderLog.logStartOffset, r.log.logStartOffset);
+          const hi = Math.min(leaderLog.highWatermark, r.log.highWatermark, logEndOffset(r.log)) - 1;
+          const points = new Set<number>([lo]);
+          for (const [, start] of [...leaderLog.leaderEpochs, ...r.log.leaderEpochs]) if (start >= lo && start <= hi) points.add(start);
+          for (const o of points) {
+            if (o > hi) continue;
+            const want = epochForOffset(leaderLog.leaderEpochs, o);
+            const has = epochForOffset(r.log.leaderEpochs, o);
+            if (want !== has) {
+              out.push({
+                atMs,
+                invariant: 'followerEpochsMatchLeader',
+                subject: `${key}@${b}/epochs`,
+                message: `in-sync follower ${b} ${key}: committed offset ${o} is in epoch ${has} there, ${want} on leader ${part.leader}`,
+              });
+              break;
+            }
+          }
+        }
         const leo = logEndOffset(r.log);
         if (leaderLog.highWatermark > leo) {
           out.push({

@@ -4,6 +4,7 @@
  * so each answer in a trace carries the name of the rule that produced it.
  */
 import type { KafkaError, ListOffsetsTimestamp } from './protocol.js';
+import { bugOn } from '../check/bugs.js';
 
 /** What the leader knows of its own partition when a request arrives. */
 export interface LeaderView {
@@ -55,7 +56,7 @@ export function earliestPendingUploadOffset(view: LeaderView): { offset: number;
     if (view.localLogStartOffset === view.logStartOffset) return { offset: view.logStartOffset, rule: 'unknownNothingTieredOnly' };
     return { offset: -1, rule: 'unknownTieredOnlyExists' };
   }
-  return { offset: Math.max(ry + 1, view.logStartOffset), rule: 'afterHighestTiered' };
+  return { offset: bugOn('noEpuoLsoClamp') ? ry + 1 : Math.max(ry + 1, view.logStartOffset), rule: 'afterHighestTiered' };
 }
 
 /** ListOffsets answers for the special timestamps. Epochs come from the leader's cache. */

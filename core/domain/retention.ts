@@ -6,6 +6,7 @@
  */
 import type { Segment } from './partition-log.js';
 import type { RemoteSegmentMetadata } from './remote-metadata.js';
+import { bugOn } from '../check/bugs.js';
 
 export interface SegmentRange {
   baseOffset: number;
@@ -70,7 +71,7 @@ export function localRetentionDeletable(input: LocalRetentionInput): { deletable
     const byTime = input.retentionMs >= 0 && input.nowMs - s.maxTimestampMs > input.retentionMs;
     if (!belowLso && !bySize && !byTime) return { deletable: out, stoppedBy: 'withinRetention', stoppedAt: s.baseOffset };
     if (!belowLso && s.endOffset >= input.highWatermark) return { deletable: out, stoppedBy: 'notBelowHighWatermark', stoppedAt: s.baseOffset };
-    if (!belowLso && s.endOffset > input.highestOffsetInRemoteStorage) return { deletable: out, stoppedBy: 'notUploaded', stoppedAt: s.baseOffset };
+    if (!belowLso && s.endOffset > input.highestOffsetInRemoteStorage && !bugOn('deleteBeforeUpload')) return { deletable: out, stoppedBy: 'notUploaded', stoppedAt: s.baseOffset };
     out.push({ baseOffset: s.baseOffset, endOffset: s.endOffset, bytes: s.bytes });
     excess -= s.bytes;
   }

@@ -15,6 +15,7 @@ import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import { type EpochEntry, divergenceTruncationOffset, latestEpoch, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
 import type { RecordBatch } from '../domain/partition-log.js';
+import { bugOn } from '../check/bugs.js';
 
 /** What the kernel tells the fetcher about its own replica and configs with each event. */
 export interface ReplicaFacts {
@@ -188,7 +189,7 @@ export const followerFetcherMachine = setup({
      */
     isKip1023Eligible: ({ event }) => {
       const r = (event as Ev<'fetch.responded'>).replica;
-      return r.lastTieredOffsetEnabled && r.tiered && !r.compacted && r.logEndOffset === 0;
+      return r.lastTieredOffsetEnabled && r.tiered && !r.compacted && (r.logEndOffset === 0 || bugOn('kip1023ForNonEmpty'));
     },
     isLeaderBehindFollower: ({ event }) => {
       const e = event as Ev<'listOffsets.responded'>;

@@ -13,6 +13,7 @@ import { assign, enqueueActions, setup } from 'xstate';
 import { type LeaderView, decideFollowerFetch, listOffsetsAnswer } from '../domain/leader-rules.js';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Acks } from '../scenario/types.js';
+import { bugOn } from '../check/bugs.js';
 
 export interface FollowerProgress {
   logEndOffset: number;
@@ -80,6 +81,7 @@ function epochError(leaderEpoch: number, requested: number): KafkaError | null {
 /** HW = the smallest log end offset in the ISR (the leader's own included). */
 function highWatermarkOf(context: LeaderPartitionContext, isr: number[], leaderLogEndOffset: number, followers: Record<string, FollowerProgress>): number {
   let hw = leaderLogEndOffset;
+  if (bugOn('hwWithoutIsr')) return hw;
   for (const b of isr) {
     if (b === context.broker) continue;
     const f = followers[String(b)];

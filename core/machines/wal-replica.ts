@@ -16,6 +16,7 @@
  * (GET a chunk, append it, start a retry timer, report the tail synced).
  */
 import { assign, setup } from 'xstate';
+import { bugOn } from '../check/bugs.js';
 
 /** One WAL metadata record (PROTOCOL 7.3), as a replica keeps it. */
 export interface WalChunkRef {
@@ -63,7 +64,7 @@ type Ev<T extends WalReplicaEvent['type']> = Extract<WalReplicaEvent, { type: T 
 
 /** The chunk that continues the log: it holds the log end offset, in a current epoch. */
 export function applicableChunk(c: Pick<WalReplicaContext, 'chunks' | 'logEndOffset' | 'leaderEpoch'>): WalChunkRef | undefined {
-  return c.chunks.find((k) => k.baseOffset <= c.logEndOffset && c.logEndOffset <= k.lastOffset && k.leaderEpoch >= c.leaderEpoch);
+  return c.chunks.find((k) => k.baseOffset <= c.logEndOffset && c.logEndOffset <= k.lastOffset && (k.leaderEpoch >= c.leaderEpoch || bugOn('acceptStaleWalChunk')));
 }
 
 /** Keeps chunks not yet fully in the log, ordered by base offset (then metadata offset). */
@@ -115,7 +116,7 @@ export const walReplicaMachine = setup({
     'wal.logChanged': { actions: assign(({ context, event }) => ({ logEndOffset: event.logEndOffset, chunks: keep(context.chunks, event.logEndOffset) })) },
     'wal.chunkPublished': [
       {
-        guard: ({ context, event }) => event.chunk.leaderEpoch < context.leaderEpoch,
+        guard: ({ context, event }) => event.chunk.leaderEpoch < context.leaderEpoch && !bugOn('acceptStaleWalChunk'),
         actions: {
           type: 'explain',
           params: ({ context, event }) => ({
@@ -131,7 +132,7 @@ export const walReplicaMachine = setup({
       actions: [
         assign(({ context, event }) => ({
           leaderEpoch: Math.max(context.leaderEpoch, event.leaderEpoch),
-          chunks: context.chunks.filter((k) => k.leaderEpoch >= event.leaderEpoch),
+          chunks: context.chunks.filter((k) => k.leaderEpoch >= event.leaderEpoch || bugOn('acceptStaleWalChunk')),
         })),
       ],
     },
@@ -181,6 +182,21 @@ export const walReplicaMachine = setup({
         'wal.syncTail': { actions: assign({ syncing: true, applied: 0 }) },
         'wal.chunkRead': [
           { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            // The leader changed while the chunk was read: it belongs to an older epoch now.
+            guard: ({ context, event }) => event.ok && context.current!.leaderEpoch < context.leaderEpoch && !bugOn('acceptStaleWalChunk'),
+            target: 'following',
+            actions: [
+              {
+                type: 'explain',
+                params: ({ context }) => ({
+                  rule: 'walChunkStaleEpoch',
+                  detail: { chunkEpoch: context.current!.leaderEpoch, leaderEpoch: context.leaderEpoch, baseOffset: context.current!.baseOffset, lastOffset: context.current!.lastOffset },
+                }),
+              },
+              assign({ current: null }),
+            ],
+          },
           {
             guard: ({ event }) => event.ok,
             target: 'following',

@@ -106,6 +106,7 @@ import {
 } from './costs.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 import { type InvariantWatch, type Violation, checkInvariants, checkFollowerAppend, checkLocalDelete, checkRemoteTransition } from '../check/invariants.js';
+import { bugOn } from '../check/bugs.js';
 
 export type MachineName = 'fetcher' | 'leader' | 'rlm' | 'walReplica' | 'walCombiner';
 
@@ -962,6 +963,7 @@ export class Kernel {
       case 'getRemoteObject':
         return this.storeOp(broker, key, { op: 'get', store: 'tiered', key: p.key as string }, p.requestId as number, p.purpose as string);
       case 'restoreLeaderEpochs': {
+        if (bugOn('skipAuxState')) return;
         const entries = p.entries as EpochEntry[];
         r.log.leaderEpochs = entries.map(([e, s]) => [e, s] as EpochEntry);
         this.trace.push({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, ...tp, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });

@@ -11,6 +11,8 @@ import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { MODES, type Mode, compare, formatCompare } from '../../core/sim/compare.js';
+import { runCase } from '../../core/check/conformance.js';
+import { loadConformance } from '../conformance.js';
 import { FsObjectStore } from '../stores/fs-store.js';
 import { S3ObjectStore } from '../stores/s3-store.js';
 
@@ -27,6 +29,7 @@ Usage: npm run sim -- <command> [options]     (or: tierscope <command>)
 Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
+  conformance     run the conformance suite (expected outcomes from Kafka's tests)
   list            list the bundled scenarios
   validate FILE   check a scenario file without running it
 
@@ -70,6 +73,11 @@ cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by ac
 remote reads after a failover, and the cost of the run and of a month at the same rates.
 With --json: one JSON document { scenario, seed, modes: [...] }.
 Exit codes: 0 ok, 2 bad input, 129 an invariant was violated in some mode.`,
+  conformance: `Usage: npm run sim -- conformance [DIR] [--json]
+
+Runs every case in DIR (default conformance/): a scenario with expected outcomes, each
+citing the Kafka test or PROTOCOL example it comes from. Prints one line per case and
+what failed. Exit codes: 0 all pass, 2 a case file is invalid, 129 a case failed.`,
   list: `Usage: npm run sim -- list [--json]
 
 Lists the bundled scenarios in scenarios/ with their descriptions.`,
@@ -332,6 +340,35 @@ function cmdCompare(flags: Flags, io: Io): number {
   return result.modes.some((m) => m.violations > 0) ? EXIT.violation : EXIT.ok;
 }
 
+function cmdConformance(flags: Flags, io: Io): number {
+  if (flags.help) return io.out(HELP.conformance), EXIT.ok;
+  if (flags.positional.length > 1) throw new UsageError('conformance takes at most one DIR');
+  const dir = flags.positional[0];
+  let loaded: ReturnType<typeof loadConformance>;
+  try {
+    loaded = loadConformance(dir);
+  } catch (e) {
+    io.err(`conformance: cannot read ${dir ?? 'conformance/'}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return EXIT.badInput;
+  }
+  if (loaded.problems.length > 0) {
+    for (const p of loaded.problems) io.err(p);
+    return EXIT.badInput;
+  }
+  const results = loaded.cases.map(runCase);
+  const failed = results.filter((r) => r.failures.length > 0);
+  if (flags.json) io.out(JSON.stringify({ cases: results.length, failed: failed.length, results }, null, 2));
+  else {
+    for (const r of results) {
+      io.out(`${r.failures.length === 0 ? 'ok  ' : 'FAIL'} ${r.file}: ${r.name}`);
+      io.out(`     from ${r.source}`);
+      for (const f of r.failures) io.out(`     - ${f}`);
+    }
+    io.out(`${results.length - failed.length} of ${results.length} cases pass`);
+  }
+  return failed.length > 0 ? EXIT.violation : EXIT.ok;
+}
+
 function cmdList(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.list), EXIT.ok;
   const list = listScenarios();
@@ -364,12 +401,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return await cmdRun(flags, io);
       case 'compare':
         return cmdCompare(flags, io);
+      case 'conformance':
+        return cmdConformance(flags, io);
       case 'list':
         return cmdList(flags, io);
       case 'validate':
         return cmdValidate(flags, io);
       default:
-        throw new UsageError(`unknown command "${command}"; expected run, compare, list or validate`);
+        throw new UsageError(`unknown command "${command}"; expected run, compare, conformance, list or validate`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
