@@ -92,6 +92,9 @@ export const RULES: Record<string, string> = {
   electionRefused: 'only a live in-sync replica can be elected (clean election only)',
   noEligibleLeader: 'no live in-sync replica is left: the partition is offline',
   configChanged: 'a dynamic config change takes effect at once',
+  networkPartition: 'a network partition cuts the broker off from the other brokers (the controller still sees it, so no election follows)',
+  networkHealed: 'the network partition is over',
+  storeThrottled: 'the object store answers every request more slowly (throttling)',
   walEmptyRecords: 'KIP-1176: the WAL carries the records, so the leader answers with its high watermark only (the Fetch just reports the follower\'s offset)',
   walCombinerFlush: 'KIP-1176: the broker\'s WAL combiner writes the new bytes of every WAL partition it leads as one object in the fast store',
   walMetadataPublished: 'KIP-1176: one record per chunk (object key, byte range, partition, offsets, leader epoch) goes to __remote_wal_log_metadata',
@@ -229,7 +232,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
     case 'config':
       return `${t} config ${x.key} = ${String(x.value)}${x.topic ? ` on ${x.topic}` : ''}${because(e.rule)}`;
     case 'broker':
-      return `${t} broker ${x.broker} ${x.action}`;
+      return `${t} broker ${x.broker} ${x.action}${because(e.rule)}`;
     case 'timeline':
       if (x.ignored) return `${t} ${x.action} ignored: ${x.ignored}`;
       if (x.action === 'addReplica') return `${t} broker ${x.broker} joins ${tp} as an empty replica`;

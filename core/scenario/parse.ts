@@ -67,6 +67,8 @@ const ACTION_KEYS = [
   'electLeader',
   'setConfig',
   'objectStore',
+  'isolate',
+  'heal',
 ] as const;
 type ActionKey = (typeof ACTION_KEYS)[number];
 
@@ -816,7 +818,9 @@ const ACTION_FIELDS: Record<ActionKey, readonly string[]> = {
   restart: ['broker'],
   electLeader: ['topic', 'partition', 'broker'],
   setConfig: [],
-  objectStore: ['available', 'store'],
+  objectStore: ['available', 'store', 'extraLatencyMs'],
+  isolate: ['broker'],
+  heal: ['broker'],
 };
 
 /** Validates one action body; returns the action, or undefined after a problem. */
@@ -865,7 +869,9 @@ function validateAction(p: Problems, kind: ActionKey, v: unknown, path: string, 
       break;
     }
     case 'crash':
-    case 'restart': {
+    case 'restart':
+    case 'isolate':
+    case 'heal': {
       const broker = req(p, body, 'broker', path, brokerC);
       if (broker !== undefined) action = { kind, broker };
       break;
@@ -873,7 +879,11 @@ function validateAction(p: Problems, kind: ActionKey, v: unknown, path: string, 
     case 'objectStore': {
       const available = req(p, body, 'available', path, boolC);
       const store = opt(p, body, 'store', path, oneOfC(['tiered', 'wal'] as const));
-      if (available !== undefined) action = store === undefined ? { kind, available } : { kind, available, store };
+      const extraLatencyMs = opt(p, body, 'extraLatencyMs', path, intC({ min: 0, max: 600000 }));
+      if (available !== undefined) {
+        action = store === undefined ? { kind, available } : { kind, available, store };
+        if (extraLatencyMs !== undefined) action.extraLatencyMs = extraLatencyMs;
+      }
       break;
     }
   }

@@ -48,7 +48,11 @@ export type TimelineAction =
   | { kind: 'electLeader'; topic: string; partition: number; broker: number }
   /** `topic` given: topic configs of that topic; otherwise broker configs, and topic configs of every topic. */
   | { kind: 'setConfig'; topic?: string; values: Record<string, ConfigValue> }
-  | { kind: 'objectStore'; available: boolean; store?: 'tiered' | 'wal' };
+  /** `extraLatencyMs`: every request to the store(s) takes this much longer (throttling); 0 ends it. */
+  | { kind: 'objectStore'; available: boolean; store?: 'tiered' | 'wal'; extraLatencyMs?: number }
+  /** A network partition: the broker cannot reach the other brokers (the controller still sees it) until `heal`. */
+  | { kind: 'isolate'; broker: number }
+  | { kind: 'heal'; broker: number };
 
 export interface TimelineEvent {
   at: number;

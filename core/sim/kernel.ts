@@ -244,6 +244,10 @@ export interface KernelState {
   partitions: Record<string, PartitionState>;
   partitionOrder: string[];
   storeAvailable: Record<StoreName, boolean>;
+  /** Extra latency of every request to a store (throttling), ms. */
+  storeExtraLatencyMs: Record<StoreName, number>;
+  /** Brokers cut off from the other brokers by a network partition. */
+  isolated: Record<string, true>;
   consumers: Record<string, ConsumerState>;
   /** Object-store requests issued together (a copy's PUTs, a delete's DELETEs), by broker|partition|requestId. */
   storeGroups: Record<string, { kind: 'copy' | 'delete'; segmentId: string; remaining: number; ok: boolean; error: string | null }>;
@@ -415,6 +419,8 @@ export class Kernel {
       partitions: {},
       partitionOrder: [],
       storeAvailable: { tiered: true, wal: true },
+      storeExtraLatencyMs: { tiered: 0, wal: 0 },
+      isolated: {},
       consumers: {},
       pendingConsumerReads: {},
       storeGroups: {},
@@ -832,6 +838,11 @@ export class Kernel {
         const chunk = this.state.wal.chunks[String(ev.chunkId)];
         const part = this.state.partitions[ev.key];
         if (chunk === undefined || !this.state.brokers[ev.broker].alive || !part.replicas.includes(ev.broker)) return;
+        // A partitioned broker reads the metadata topic once it can reach it again.
+        if (this.state.isolated[String(ev.broker)]) {
+          push(this.state.queue, this.state.nowMs + 100, ev);
+          return;
+        }
         return this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.chunkPublished', chunk: chunkRef(chunk) });
       }
       case 'walLogChanged':
@@ -1279,6 +1290,9 @@ export class Kernel {
       // The connection fails; the requester sees a network error after the round trip.
       return this.reply(msg, { error: 'NETWORK_EXCEPTION', rule: 'brokerDown' }, target);
     }
+    if (typeof msg.source === 'number' && (this.state.isolated[String(target)] || this.state.isolated[String(msg.source)])) {
+      return this.reply(msg, { error: 'NETWORK_EXCEPTION', rule: 'networkPartition' }, target);
+    }
     if (msg.source === 'consumer') return this.onConsumerFetch(msg);
     const part = this.state.partitions[msg.key];
     if (part.leader !== target) return this.reply(msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notLeader' }, target);
@@ -1481,6 +1495,10 @@ export class Kernel {
   private storeLatencyMs(req: ObjectStoreRequest): number {
     const m = this.state.model;
     const wal = req.store === 'wal';
+    return this.state.storeExtraLatencyMs[req.store] + this.modelStoreLatencyMs(req, m, wal);
+  }
+
+  private modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolean): number {
     switch (req.op) {
       case 'put':
         return wal ? m.walPutLatencyMs + Math.floor(req.object.bytes / m.walPutBytesPerMs) : m.tieredPutLatencyMs + Math.floor(req.object.bytes / m.tieredPutBytesPerMs);
@@ -1827,8 +1845,19 @@ export class Kernel {
         return this.setConfig(a.values, a.topic);
       case 'objectStore': {
         const stores: StoreName[] = a.store ? [a.store] : ['tiered', 'wal'];
-        for (const s of stores) this.state.storeAvailable[s] = a.available;
-        this.trace.push({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, rule: a.available ? 'storeRecovered' : 'storeOutage' });
+        for (const s of stores) {
+          this.state.storeAvailable[s] = a.available;
+          if (a.extraLatencyMs !== undefined) this.state.storeExtraLatencyMs[s] = a.extraLatencyMs;
+        }
+        const slow = a.extraLatencyMs !== undefined ? { extraLatencyMs: a.extraLatencyMs } : {};
+        this.trace.push({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, ...slow, rule: a.available ? (a.extraLatencyMs ? 'storeThrottled' : 'storeRecovered') : 'storeOutage' });
+        return;
+      }
+      case 'isolate':
+      case 'heal': {
+        if (a.kind === 'isolate') this.state.isolated[String(a.broker)] = true;
+        else delete this.state.isolated[String(a.broker)];
+        this.trace.push({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
         return;
       }
       case 'crash':

@@ -2,7 +2,7 @@
  * The headless CLI of docs/CONTRACT.md: `run`, `list`, `validate`, `--help`.
  * Exit codes: 0 ok; 2 bad input; 3 an external store failed; 129 an invariant was violated.
  */
-import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseScenarioText } from '../../core/scenario/parse.js';
@@ -13,6 +13,11 @@ import { Narrator } from '../../core/narrate/narrate.js';
 import { MODES, type Mode, compare, formatCompare } from '../../core/sim/compare.js';
 import { runCase } from '../../core/check/conformance.js';
 import { loadConformance } from '../conformance.js';
+import { explore } from '../explore.js';
+import { FAULT_KINDS, type FaultKind } from '../../core/check/faults.js';
+import { KNOWN_FINDINGS } from '../../core/check/findings.js';
+import { toScenarioFile } from '../../core/scenario/serialize.js';
+import { encodeUrlState } from '../../web/lib/url.js';
 import { FsObjectStore } from '../stores/fs-store.js';
 import { S3ObjectStore } from '../stores/s3-store.js';
 
@@ -30,6 +35,7 @@ Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
   conformance     run the conformance suite (expected outcomes from Kafka's tests)
+  explore         swarm: many seeds with random fault schedules, on every core
   list            list the bundled scenarios
   validate FILE   check a scenario file without running it
 
@@ -78,6 +84,16 @@ Exit codes: 0 ok, 2 bad input, 129 an invariant was violated in some mode.`,
 Runs every case in DIR (default conformance/): a scenario with expected outcomes, each
 citing the Kafka test or PROTOCOL example it comes from. Prints one line per case and
 what failed. Exit codes: 0 all pass, 2 a case file is invalid, 129 a case failed.`,
+  explore: `Usage: npm run sim -- explore [--seeds N] [--scenario FILE] [--faults KINDS] [--workers N] [--json]
+
+Runs seeds 1..N (default 200), each on one scenario (seed s takes scenario (s - 1) mod S of
+the bundled ones, or FILE) with a random fault schedule made from the seed: KINDS is a
+comma-separated list of crash, partition, store, slow, config (default all). Uses every
+core (worker threads). Stops at the first violation no known finding explains, saves the
+run as explore-failures/NAME-seed-N.json, and prints the invariant, a run command and a
+walkthrough URL that replay it. Known findings (Kafka behaviour the model reproduces, see
+conformance/finding-*.yaml) are counted, not failures.
+Exit codes: 0 no new violation, 2 bad input, 129 a violation was found.`,
   list: `Usage: npm run sim -- list [--json]
 
 Lists the bundled scenarios in scenarios/ with their descriptions.`,
@@ -110,6 +126,10 @@ interface Flags {
   traceOut?: string;
   latency: 'model' | 'measured';
   modes?: Mode[];
+  seeds?: number;
+  scenario?: string;
+  faults?: FaultKind[];
+  workers?: number;
 }
 
 function parseFlags(args: string[]): Flags {
@@ -154,6 +174,25 @@ function parseFlags(args: string[]): Flags {
         const bad = list.filter((x) => !(MODES as readonly string[]).includes(x));
         if (list.length === 0 || bad.length > 0) throw new UsageError(`--modes expects a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
         f.modes = [...new Set(list)] as Mode[];
+        break;
+      }
+      case '--seeds':
+      case '--workers': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 10_000_000) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
+        if (a === '--seeds') f.seeds = Number(v);
+        else f.workers = Number(v);
+        break;
+      }
+      case '--scenario':
+        f.scenario = value();
+        break;
+      case '--faults': {
+        const v = value();
+        const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+        const bad = list.filter((x) => !(FAULT_KINDS as readonly string[]).includes(x));
+        if (bad.length > 0) throw new UsageError(`--faults expects a comma-separated list of ${FAULT_KINDS.join(', ')}, got "${v}"`);
+        f.faults = [...new Set(list)] as FaultKind[];
         break;
       }
       case '--trace-out':
@@ -369,6 +408,66 @@ function cmdConformance(flags: Flags, io: Io): number {
   return failed.length > 0 ? EXIT.violation : EXIT.ok;
 }
 
+async function cmdExplore(flags: Flags, io: Io): Promise<number> {
+  if (flags.help) return io.out(HELP.explore), EXIT.ok;
+  if (flags.positional.length > 0) throw new UsageError('explore takes no FILE; use --scenario FILE');
+  const scenarios: Array<{ file: string; scenario: Scenario }> = [];
+  if (flags.scenario !== undefined) {
+    const loaded = loadScenario(flags.scenario);
+    if (!loaded.ok) return printProblems(io, flags.scenario, loaded.problems, flags.json), EXIT.badInput;
+    scenarios.push({ file: basename(resolveScenarioPath(flags.scenario)).replace(/\.(ya?ml|json)$/, ''), scenario: loaded.scenario });
+  } else {
+    for (const s of listScenarios()) {
+      const loaded = loadScenario(join(SCENARIO_DIR, `${s.file}.yaml`));
+      if (loaded.ok) scenarios.push({ file: s.file, scenario: loaded.scenario });
+    }
+  }
+  const seeds = flags.seeds ?? 200;
+  const kinds = flags.faults ?? [...FAULT_KINDS];
+  const tty = process.stderr.isTTY === true;
+  let last = 0;
+  const report = await explore({
+    scenarios,
+    seeds,
+    kinds,
+    ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
+    onProgress: (done, total) => {
+      if (!tty || (done !== total && Date.now() - last < 250)) return;
+      last = Date.now();
+      process.stderr.write(`\r${done}/${total} seeds`);
+    },
+  });
+  if (tty) process.stderr.write('\n');
+  const f = report.failure;
+  let replay: { file: string; command: string; url: string } | null = null;
+  if (f !== null) {
+    mkdirSync('explore-failures', { recursive: true });
+    const file = join('explore-failures', `${f.scenario}-seed-${f.seed}.json`);
+    const text = JSON.stringify(toScenarioFile(f.scenarioObject), null, 2);
+    writeFileSync(file, text + '\n');
+    replay = { file, command: `npm run sim -- run ${file} --seed ${f.seed}`, url: `http://localhost:5173/?${encodeUrlState({ source: text, seed: f.seed, actions: [] })}` };
+  }
+  if (flags.json) {
+    const { failure, ...rest } = report;
+    io.out(JSON.stringify({ ...rest, failure: failure === null ? null : { scenario: failure.scenario, seed: failure.seed, violations: failure.violations, error: failure.error ?? null, replay } }, null, 2));
+  } else {
+    io.out(`${report.runs} seeds over ${scenarios.length} scenario${scenarios.length === 1 ? '' : 's'} (faults: ${kinds.join(', ')}) in ${report.seconds} s on ${report.workers} workers: ${report.seedsPerSecond} seeds/s, ${report.steps} steps`);
+    for (const [id, n] of Object.entries(report.known)) {
+      const k = KNOWN_FINDINGS.find((x) => x.id === id);
+      io.out(`known finding ${id} met in ${n} run${n === 1 ? '' : 's'} (${k?.reproducedBy ?? ''})`);
+    }
+    if (f === null) io.out('no new violation');
+    else {
+      if (f.error !== undefined) io.out(`MODEL ERROR in ${f.scenario} seed ${f.seed}: ${f.error}`);
+      for (const v of f.violations) io.out(`VIOLATION in ${f.scenario} seed ${f.seed} at t=${v.atMs}ms: ${v.invariant}: ${v.message}`);
+      io.out(`saved the run as ${replay!.file}`);
+      io.out(`replay: ${replay!.command}`);
+      io.out(`watch:  npm start, then open ${replay!.url}`);
+    }
+  }
+  return f === null ? EXIT.ok : EXIT.violation;
+}
+
 function cmdList(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.list), EXIT.ok;
   const list = listScenarios();
@@ -403,12 +502,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return cmdCompare(flags, io);
       case 'conformance':
         return cmdConformance(flags, io);
+      case 'explore':
+        return await cmdExplore(flags, io);
       case 'list':
         return cmdList(flags, io);
       case 'validate':
         return cmdValidate(flags, io);
       default:
-        throw new UsageError(`unknown command "${command}"; expected run, compare, conformance, list or validate`);
+        throw new UsageError(`unknown command "${command}"; expected run, compare, conformance, explore, list or validate`);
     }
   } catch (e) {
     if (e instanceof UsageError) {

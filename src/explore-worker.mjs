@@ -1,0 +1,5 @@
+// The worker's entry point: registers tsx's loader in this thread, then runs the TypeScript worker.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('./explore-worker.ts');

@@ -1,0 +1,22 @@
+/** A swarm worker: runs the seeds it is given and posts each result back (see src/explore.ts). */
+import { parentPort, workerData } from 'node:worker_threads';
+import { withBugs, type BugName } from '../core/check/bugs.js';
+import { swarmRun } from '../core/check/explore.js';
+import type { FaultKind } from '../core/check/faults.js';
+import type { Scenario } from '../core/scenario/types.js';
+
+interface Job {
+  scenarios: Array<{ file: string; scenario: Scenario }>;
+  seeds: number[];
+  kinds: FaultKind[];
+  bugs: BugName[];
+}
+
+const job = workerData as Job;
+withBugs(job.bugs, () => {
+  for (const seed of job.seeds) {
+    const { file, scenario } = job.scenarios[(seed - 1) % job.scenarios.length];
+    const { run } = swarmRun(scenario, file, seed, job.kinds);
+    parentPort!.postMessage(run);
+  }
+});
