@@ -166,12 +166,16 @@ export function checkInvariants(k: Kernel): Violation[] {
           message: `broker ${r.broker} ${key}: LEO ${leo}, HW ${log.highWatermark}, LLSO ${log.localLogStartOffset}, LSO ${log.logStartOffset} are out of order`,
         });
       }
-      if (r.broker === part.leader && r.highestOffsetInRemoteStorage >= log.highWatermark) {
+      // Only committed data is uploaded: Ry stays below the highest HW the partition reached.
+      // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
+      // and uploaded until its followers report, as in Kafka.)
+      const committedHw = k.state.watch.committed[key]?.highWatermark ?? 0;
+      if (r.broker === part.leader && r.highestOffsetInRemoteStorage >= Math.max(log.highWatermark, committedHw)) {
         out.push({
           atMs,
           invariant: 'offsetsOrdered',
           subject: `${subject}/ry`,
-          message: `leader ${r.broker} ${key}: highest offset in remote storage ${r.highestOffsetInRemoteStorage} is not below HW ${log.highWatermark}`,
+          message: `leader ${r.broker} ${key}: highest offset in remote storage ${r.highestOffsetInRemoteStorage} is not below HW ${Math.max(log.highWatermark, committedHw)} (the highest committed)`,
         });
       }
       // On the leader (a follower's log start lags the leader's by a fetch round, so it may

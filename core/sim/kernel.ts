@@ -28,6 +28,7 @@ import {
 } from '../domain/config.js';
 import {
   type EpochEntry,
+  assignEpoch,
   checkpointUpTo,
   endOffsetFor,
   epochForOffset,
@@ -2033,7 +2034,7 @@ export class Kernel {
     if (!part.isr.includes(broker)) part.isr = [...part.isr, broker].sort((a, b) => a - b);
     const r = this.replica(key, broker);
     const cache = r.log.leaderEpochs;
-    if (latestEpoch(cache) < part.leaderEpoch) cache.push([part.leaderEpoch, logEndOffset(r.log)]);
+    if (latestEpoch(cache) < part.leaderEpoch) assignEpoch(cache, part.leaderEpoch, logEndOffset(r.log));
     // Ry is in memory on the old leader only; the new leader learns it at its first task run.
     r.highestOffsetInRemoteStorage = -1;
     this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
@@ -2049,6 +2050,9 @@ export class Kernel {
       nowMs: now,
       logEndOffset: logEndOffset(r.log),
     });
+    // Kafka's makeLeader then maybeIncrementLeaderHW: the other replicas' log ends are not
+    // known yet, so only a leader alone in the ISR moves its high watermark (to its log end).
+    if (part.isr.length === 1 && part.isr[0] === broker) this.execute(broker, key, 'leader', 'advanceHighWatermark', { highWatermark: logEndOffset(r.log) });
     this.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'leader' });
     for (const b of part.replicas) {
       if (b === broker || !this.state.brokers[b].alive) continue;
