@@ -1099,7 +1099,10 @@ function pathAt(root: unknown, pos: number): { path: string; key: string } {
 }
 
 function yamlMessage(e: YAMLError): string {
-  return truncate(e.message.split('\n')[0], 300);
+  const first = e.message.split('\n')[0];
+  // The parser's own recursion limit: say what it means for the file.
+  if (/Maximum call stack size exceeded/.test(first)) return 'the document is nested too deeply to read (a scenario needs a few levels)';
+  return truncate(first, 300);
 }
 
 /**

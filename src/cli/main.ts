@@ -63,6 +63,8 @@ Options:
                        run is the same on every store; measured: simulated time advances
                        by what the real store took (not deterministic; the JSON says so)
   --trace-out FILE     also write the trace as JSON lines to FILE
+  --max-steps N        stop (exit 2) after N steps (default 5000000): a guard against
+                       scenarios that would run for hours
   --verbose            narrate every step, including machine state changes and empty fetches
   --help               this text
 
@@ -127,6 +129,7 @@ interface Flags {
   latency: 'model' | 'measured';
   modes?: Mode[];
   seeds?: number;
+  maxSteps?: number;
   scenario?: string;
   faults?: FaultKind[];
   workers?: number;
@@ -177,11 +180,13 @@ function parseFlags(args: string[]): Flags {
         break;
       }
       case '--seeds':
-      case '--workers': {
+      case '--workers':
+      case '--max-steps': {
         const v = value();
-        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 10_000_000) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000_000) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
         if (a === '--seeds') f.seeds = Number(v);
-        else f.workers = Number(v);
+        else if (a === '--workers') f.workers = Number(v);
+        else f.maxSteps = Number(v);
         break;
       }
       case '--scenario':
@@ -305,6 +310,7 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
     }
     store = s3;
   }
+  const maxSteps = flags.maxSteps ?? 5_000_000;
   const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency });
   let printed = 0;
   const narrator = new Narrator(flags.verbose);
@@ -330,12 +336,16 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
       store.destroy();
       return EXIT.storeFailed;
     }
-    while (await kernel.stepAsync()) flush();
+    while ((await kernel.stepAsync()) && kernel.state.stepCount < maxSteps) flush();
     store.destroy();
   } else {
-    while (kernel.step()) flush();
+    while (kernel.step() && kernel.state.stepCount < maxSteps) flush();
   }
   flush();
+  if (kernel.state.stepCount >= maxSteps && kernel.hasNext()) {
+    io.err(`run: stopped after ${maxSteps} steps at t=${kernel.nowMs}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
+    return EXIT.badInput;
+  }
   const json = buildRunJson(kernel);
   if (flags.traceOut) writeFileSync(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
   if (flags.json) {
