@@ -19,20 +19,26 @@ const brokerOf = (subject: string | undefined): number => Number(/@(\d+)/.exec(s
 
 export const KNOWN_FINDINGS: readonly KnownFinding[] = [
   {
-    id: 'auxStateSkippedAfterRetry',
+    id: 'auxStateIncomplete',
     invariant: 'followerEpochsMatchLeader',
     summary:
-      "TierStateMachine truncates the follower before reading the leader-epoch checkpoint; when the read fails and the retried Fetch is " +
-      'below the leader\'s Log-Start-Offset, OFFSET_OUT_OF_RANGE resumes at the follower\'s log end and the auxiliary state is never ' +
-      'built: the follower joins the ISR without leader epochs for [LSO, LLSO)',
-    reproducedBy: 'conformance/finding-aux-state-skipped-after-retry.yaml',
+      "Kafka's TierStateMachine truncates the follower (truncateFullyAndStartAt, epoch cache cleared) before it reads the leader-epoch " +
+      'checkpoint. If the read fails, or the broker crashes, in between, nothing rebuilds the auxiliary state later: a retried Fetch below ' +
+      "the leader's Log-Start-Offset resumes at the follower's log end (OFFSET_OUT_OF_RANGE), and a restarted broker fetches from its log " +
+      'end. The follower joins the ISR without leader epochs for [LSO, LLSO).',
+    reproducedBy: 'conformance/finding-aux-state-skipped-after-retry.yaml, conformance/finding-aux-state-lost-in-crash.yaml',
     matches(v, trace) {
       if (v.invariant !== 'followerEpochsMatchLeader' || !/ is in epoch -1 there/.test(v.message)) return false;
       const b = brokerOf(v.subject);
-      return trace.some((e) => {
+      // An aux-state build truncated this broker's log and never restored its epochs afterwards.
+      let open = false;
+      for (const e of trace) {
         const x = e as unknown as Record<string, unknown>;
-        return x.type === 'objectStore' && x.purpose === 'leaderEpochCheckpoint' && x.ok === false && x.broker === b;
-      });
+        if (x.broker !== b || x.type !== 'log') continue;
+        if (x.action === 'truncateFullyAndStartAt' && typeof x.rule === 'string' && x.rule.startsWith('auxState')) open = true;
+        if (x.action === 'leaderEpochsRestored') open = false;
+      }
+      return open;
     },
   },
 ];
