@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BUGS, type BugName, withBugs } from '../core/check/bugs.js';
 import { checkExpectations, runCase } from '../core/check/conformance.js';
+import { knownFinding } from '../core/check/findings.js';
 import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
 import { loadConformance } from '../src/conformance.js';
@@ -87,5 +88,29 @@ describe('deliberate bugs are caught', () => {
   test('with no bug switched on, nothing is caught', () => {
     const by = withBugs([], () => ({ cases: cases.filter((c) => runCase(c).failures.length > 0).map((c) => c.file) }));
     expect(by.cases).toEqual([]);
+  });
+});
+
+describe('known findings', () => {
+  test('each finding case shows only violations the known finding explains', () => {
+    const findingCases = cases.filter((c) => c.file.startsWith('finding-'));
+    expect(findingCases.length).toBeGreaterThanOrEqual(3);
+    for (const c of findingCases) {
+      const k = new Kernel(c.scenario, c.seed === undefined ? {} : { seed: c.seed });
+      k.runToEnd();
+      expect(k.state.violations.length, c.file).toBeGreaterThan(0);
+      for (const v of k.state.violations) expect(knownFinding(v, k.trace)?.id, `${c.file}: ${v.message}`).toBe('auxStateIncomplete');
+    }
+  });
+
+  test('the finding does not excuse the same invariant failing for another reason', () => {
+    // skipAuxState breaks the same invariant, but with no aux-state build left open.
+    const k = withBugs(['skipAuxState'], () => {
+      const kk = new Kernel(loadBundled('kip1023-bootstrap'));
+      kk.runToEnd();
+      return kk;
+    });
+    expect(k.state.violations.length).toBeGreaterThan(0);
+    for (const v of k.state.violations) expect(knownFinding(v, k.trace)).toBeUndefined();
   });
 });

@@ -25,20 +25,34 @@ export const KNOWN_FINDINGS: readonly KnownFinding[] = [
       "Kafka's TierStateMachine truncates the follower (truncateFullyAndStartAt, epoch cache cleared) before it reads the leader-epoch " +
       'checkpoint. If the read fails, or the broker crashes, in between, nothing rebuilds the auxiliary state later: a retried Fetch below ' +
       "the leader's Log-Start-Offset resumes at the follower's log end (OFFSET_OUT_OF_RANGE), and a restarted broker fetches from its log " +
-      'end. The follower joins the ISR without leader epochs for [LSO, LLSO).',
+      'end. The follower joins the ISR without leader epochs for [LSO, LLSO); elected, it leads without them.',
     reproducedBy: 'conformance/finding-aux-state-skipped-after-retry.yaml, conformance/finding-aux-state-lost-in-crash.yaml',
     matches(v, trace) {
-      if (v.invariant !== 'followerEpochsMatchLeader' || !/ is in epoch -1 there/.test(v.message)) return false;
-      const b = brokerOf(v.subject);
-      // An aux-state build truncated this broker's log and never restored its epochs afterwards.
+      // The replica without epochs: the follower ("is in epoch -1 there"), or a leader it
+      // became ("-1 on leader L", "leader L has it in epoch -1").
+      let b = -1;
+      if (v.invariant === 'followerEpochsMatchLeader' && / is in epoch -1 there/.test(v.message)) b = brokerOf(v.subject);
+      else if (v.invariant === 'followerEpochsMatchLeader' || v.invariant === 'noCommittedRecordLost') {
+        const m = /-1 on leader (\d+)|leader (\d+) has it in epoch -1/.exec(v.message);
+        if (m) b = Number(m[1] ?? m[2]);
+      }
+      if (b < 0) return false;
+      // An aux-state build truncated this broker's log, was interrupted (its checkpoint read
+      // failed, or the broker crashed) and its epochs were never restored afterwards.
       let open = false;
+      let interrupted = false;
       for (const e of trace) {
         const x = e as unknown as Record<string, unknown>;
-        if (x.broker !== b || x.type !== 'log') continue;
-        if (x.action === 'truncateFullyAndStartAt' && typeof x.rule === 'string' && x.rule.startsWith('auxState')) open = true;
-        if (x.action === 'leaderEpochsRestored') open = false;
+        if (x.broker !== b) continue;
+        if (x.type === 'log' && x.action === 'truncateFullyAndStartAt' && typeof x.rule === 'string' && x.rule.startsWith('auxState')) {
+          open = true;
+          interrupted = false;
+        }
+        if (x.type === 'log' && x.action === 'leaderEpochsRestored') open = false;
+        if (open && x.type === 'objectStore' && x.purpose === 'leaderEpochCheckpoint' && x.ok === false) interrupted = true;
+        if (open && x.type === 'broker' && x.action === 'crashed') interrupted = true;
       }
-      return open;
+      return open && interrupted;
     },
   },
 ];
