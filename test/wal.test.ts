@@ -6,7 +6,8 @@ import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
 import { describe, expect, test } from 'vitest';
 import { walCombinerMachine, type WalCombinerEvent } from '../core/machines/wal-combiner.js';
 import { type WalChunkRef, type WalReplicaEvent, walReplicaMachine } from '../core/machines/wal-replica.js';
-import { BROKER_KEY } from '../core/sim/kernel.js';
+import { BROKER_KEY, Kernel } from '../core/sim/kernel.js';
+import { buildRunJson } from '../core/sim/output.js';
 import { MODES, compare, formatCompare, scenarioForMode } from '../core/sim/compare.js';
 import { type Loose, loadBundled, replicaOf, runBundled } from './support/run.js';
 
@@ -270,5 +271,32 @@ describe('compare', () => {
     expect(w.topics.every((t) => t.config['wal.enable'] === true)).toBe(true);
     expect(w.timeline).toHaveLength(s.timeline.length);
     expect(scenarioForMode(s, 'classic').config['follower.fetch.last.tiered.offset.enable']).toBe(false);
+  });
+});
+
+describe('turning KIP-1176 on and off at run time', () => {
+  test('setConfig wal.enable starts the WAL from the leader\'s log end, and stopping it returns to Fetch', () => {
+    const base = loadBundled('wal-steady-state');
+    const s = {
+      ...base,
+      topics: base.topics.map((t) => ({ ...t, config: { ...t.config, 'wal.enable': false } })),
+      timeline: [
+        ...base.timeline,
+        { at: 5200, action: { kind: 'setConfig' as const, topic: 'orders', values: { 'wal.enable': true } } },
+        { at: 12200, action: { kind: 'setConfig' as const, topic: 'orders', values: { 'wal.enable': false } } },
+      ],
+    };
+    const k = new Kernel(s);
+    k.runToEnd();
+    const json = buildRunJson(k);
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const published = trace.filter((e) => e.type === 'wal' && e.action === 'chunkPublished');
+    expect(published.length).toBeGreaterThan(10);
+    expect(published.every((e) => e.atMs > 5200 && e.atMs < 12300)).toBe(true);
+    const records = trace.filter((e) => e.type === 'response' && e.api === 'Fetch' && e.records > 0);
+    expect(records.some((e) => e.atMs < 5200) && records.some((e) => e.atMs > 12200)).toBe(true);
+    expect(records.filter((e) => e.atMs > 5300 && e.atMs < 12200)).toEqual([]);
+    for (const b of [1, 2]) expect(replicaOf(json, b).logEndOffset).toBeGreaterThanOrEqual(3900);
   });
 });

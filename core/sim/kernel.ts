@@ -1888,7 +1888,11 @@ export class Kernel {
   private setConfig(values: Record<string, ConfigValue>, topic?: string): void {
     const now = this.state.nowMs;
     const wasTiered: Record<string, boolean> = {};
-    for (const key of this.state.partitionOrder) wasTiered[key] = this.tiered(key);
+    const wasWal: Record<string, boolean> = {};
+    for (const key of this.state.partitionOrder) {
+      wasTiered[key] = this.tiered(key);
+      wasWal[key] = this.walEnabled(key);
+    }
     for (const [k, v] of Object.entries(values)) {
       if (topic === undefined && isBrokerConfigKey(k)) (this.state.brokerConfig as Record<string, ConfigValue>)[k] = v;
       if (isTopicConfigKey(k)) {
@@ -1900,6 +1904,15 @@ export class Kernel {
     }
     for (const key of this.state.partitionOrder) {
       if (wasTiered[key] && !this.tiered(key)) this.deleteRemoteOnDisable(key);
+      const part = this.state.partitions[key];
+      if (!wasWal[key] && this.walEnabled(key)) {
+        // KIP-1176 turned on: the leader's combiner takes new bytes from its log end on, and
+        // the followers start reading chunks (below that offset they still fetch records).
+        if (part.leader >= 0) this.state.wal.next[key] = logEndOffset(this.replica(key, part.leader).log);
+        for (const b of part.replicas) if (b !== part.leader && this.state.brokers[b].alive) this.startWalReplica(b, key);
+      } else if (wasWal[key] && !this.walEnabled(key)) {
+        for (const b of part.replicas) if (this.state.brokers[b].alive) this.deliver(b, key, 'walReplica', { type: 'wal.stopped' });
+      }
     }
   }
 
