@@ -157,7 +157,13 @@ const fmtBytes = (n: number | null): string => {
 };
 const fmtMs = (n: number | null): string => (n === null ? '-' : `${n} ms`);
 const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${l.p99} ms`);
-const fmtUsd = (n: number): string => (n >= 100 ? `$${n.toFixed(0)}` : n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
+const fmtUsd = (n: number): string => {
+  if (n === 0) return '$0';
+  if (n >= 100) return `$${n.toFixed(0)}`;
+  if (n >= 1) return `$${n.toFixed(2)}`;
+  // Two significant digits for small sums: $0.0017, $0.000012.
+  return `$${n.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(n)))))}`;
+};
 
 /** The comparison as a plain-text table, one column per mode. */
 export function formatCompare(r: CompareResult): string {
