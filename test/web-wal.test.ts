@@ -176,6 +176,17 @@ describe('view: metrics and walEnabled', () => {
     expect(Object.fromEntries(buildView(two.kernel).partitions.map((p) => [p.key, p.walEnabled]))).toEqual({ 'clicks-0': false, 'payments-0': true });
   });
 
+  test('WAL turned on mid-run: the next produce shows up in the fast store as an object', () => {
+    // Goal: the toggle's effect reaches the view (the kernel starts the combiner and the WAL replicas at run time).
+    // Method: steady-state-upload, act wal.enable at step 3, step until the first walPut.
+    const s = new Session(loadBundled('steady-state-upload'));
+    s.goTo(3);
+    s.act({ kind: 'setConfig', topic: 'orders', values: { 'wal.enable': true } });
+    while (!s.currentEntries.some((e) => e.type === 'objectStore' && (e as Loose).purpose === 'walPut')) expect(s.forward()).toBe(true);
+    const v = walView(s.kernel);
+    expect(v.objects.map((o) => [o.seq, o.state, o.chunks.map((c) => `${c.key} [${c.baseOffset}, ${c.lastOffset}]`)])).toEqual([[1, 'putting', ['orders-0 [0, 99]']]]);
+  });
+
   test('structural sharing keeps the WAL view equal to a fresh one at every step', () => {
     const s = new Session(loadBundled('wal-failover-chunks-in-flight'));
     let view = buildView(s.kernel);

@@ -67,6 +67,13 @@ async function boxes(page: Page, selector: string) {
   );
 }
 
+/** Cells of the metrics panel whose text does not fit them (cut off or spilling). */
+async function cutCells(page: Page): Promise<string[]> {
+  return page.getByTestId('metrics').locator('th, td').evaluateAll((cells) =>
+    cells.filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > (c.closest('[data-testid="metrics"]') as HTMLElement).getBoundingClientRect().right + 1).map((c) => c.textContent ?? ''),
+  );
+}
+
 function overlaps(a: { x: number; y: number; w: number; h: number }, b: { x: number; y: number; w: number; h: number }): boolean {
   return a.x < b.x + b.w - 0.5 && b.x < a.x + a.w - 0.5 && a.y < b.y + b.h - 0.5 && b.y < a.y + a.h - 0.5;
 }
@@ -166,6 +173,7 @@ test('the fast-store lane draws both partitions of a combined object, and its la
   for (const f of frames) expect(f.x + f.w).toBeLessThanOrEqual(lane.x + lane.width + 0.5);
   const metrics = page.getByTestId('metrics');
   expect(await metrics.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+  expect(await cutCells(page)).toEqual([]);
   await shot(page, 'wal-acks-all-latency-step-600');
 });
 
@@ -205,24 +213,43 @@ test("toggling WAL with 'w' on a classic scenario turns the fast store on for th
   await expect(walLane(page)).toHaveCount(0);
 });
 
-test.fail("known gap: WAL turned on mid-run replicates through the fast store (kernel: setConfig of wal.enable starts nothing)", async ({ page }) => {
-  // Goal: after w on a classic scenario, the next produce goes to the fast store (a PUT,
-  //   then the followers' ranged GETs) and the followers' Fetch is answered "no records,
-  //   HW only", as when the scenario starts with wal.enable.
-  // Known gap (expected to fail until fixed): core/sim/kernel.ts's setConfig only writes
-  //   the topic config; the leader's `wal.next` position and the followers' walReplica
-  //   machines are set up only at cluster start (startCluster, startFetcher), so a topic
-  //   whose WAL is turned on later never flushes (metrics.wal.objectsPut stays 0 and
-  //   replication stays classic). Turning it off mid-run has the mirror problem.
-  // Method: open steady-state-upload, press w at step 0, then End; expect fast-store PUTs.
-  test.setTimeout(30_000);
+test("WAL turned on with 'w' replicates the next produce through the fast store; off again, Fetch carries records", async ({ page }) => {
+  // Goal: the toggle changes the run, not only the config: after w on a classic scenario
+  //   the leader's combiner PUTs the next records as a WAL object, the followers read it
+  //   and append it, their Fetch is answered "no records, HW only", and no replication
+  //   bytes cross zones; w again returns replication to Fetch.
+  // Method: open steady-state-upload, press w at step 0, step until the first fast-store
+  //   PUT and then a follower's append; End: fast-store PUTs, 0 replication bytes. Then
+  //   Home, w on at step 0 and off again a few steps after the first append; End:
+  //   replication bytes cross zones again.
   await open(page, 'scenario=steady-state-upload');
   await page.keyboard.press('w');
   await expect(page.getByTestId('toggle-wal')).toHaveAttribute('aria-pressed', 'true');
+  await stepUntil(page, 'PUT wal store broker-0/00000000000000000001.wal', 60);
+  await expect(walObject(page, 1)).toHaveAttribute('data-state', 'putting');
+  await expect(walObject(page, 1).locator('g.chunk')).toHaveAttribute('data-partition', 'orders-0');
+  const appended = await stepUntil(page, 'WAL chunk [0, 99] of broker-0/00000000000000000001.wal appended', 20);
+  await expect(hops(page).locator('li[data-kind="append"]')).toContainText('from wal#1 as follower');
+  await stepUntil(page, 'Fetch orders-0 at offset 100', 10);
+  await shot(page, 'steady-state-upload-wal-on-first-append');
   await page.keyboard.press('End');
   await expect(page.getByTestId('step-forward')).toBeDisabled();
-  await expect(page.getByTestId('store-wal-puts')).not.toHaveText('0', { timeout: 3000 });
-  await expect(page.getByTestId('cz-replication')).toHaveAttribute('data-value', '0', { timeout: 3000 });
+  expect(Number(await page.getByTestId('store-wal-puts').textContent())).toBeGreaterThan(30);
+  await expect(page.getByTestId('cz-replication')).toHaveAttribute('data-value', '0');
+  await expect(page.getByTestId('sequence').locator('g.row[data-kind="response"]', { hasText: 'no records, HW only' })).not.toHaveCount(0);
+
+  // Off again mid-run: replication returns to Fetch and crosses zones.
+  await page.keyboard.press('Home');
+  await expect(stepOut(page)).toHaveText('0');
+  for (let n = 1; n <= appended + 4; n++) await page.keyboard.press('ArrowRight');
+  await expect(stepOut(page)).toHaveText(String(appended + 4));
+  await page.keyboard.press('w');
+  await expect(page.getByTestId('toggle-wal')).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByText('2 recorded actions, kept in the link.')).toBeVisible();
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('step-forward')).toBeDisabled();
+  expect(Number(await page.getByTestId('cz-replication').getAttribute('data-value'))).toBeGreaterThan(0);
+  expect(Number(await page.getByTestId('store-wal-puts').textContent())).toBeLessThan(5);
 });
 
 test("the fast store goes down with 'f' (and only it): PUTs fail, records wait outside any object", async ({ page }) => {
@@ -276,6 +303,7 @@ test('the metrics panel: no replication bytes (and no cross-zone cost) with WAL,
   await expect(page.getByTestId('cost-crossZone')).toHaveText('$0');
   await expect(page.getByTestId('cost-total')).toHaveText(/^\$0\.0\d+$/);
   await expect(page.getByTestId('metrics-wal-metadata')).toContainText('records written');
+  expect(await cutCells(page)).toEqual([]);
   await shot(page, 'wal-steady-state-end-metrics');
 
   await open(page, 'scenario=steady-state-upload');
@@ -286,5 +314,6 @@ test('the metrics panel: no replication bytes (and no cross-zone cost) with WAL,
   expect(replication).toBeGreaterThan(1.5 * 40 * 102400);
   await expect(page.getByTestId('store-wal-puts')).toHaveText('0');
   await expect(page.getByTestId('cost-crossZone')).not.toHaveText('$0');
+  expect(await cutCells(page)).toEqual([]);
   await shot(page, 'steady-state-upload-end-metrics');
 });

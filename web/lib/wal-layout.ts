@@ -52,6 +52,7 @@ export function chunkLabel(c: Pick<WalChunkView, 'key' | 'baseOffset' | 'lastOff
 
 export interface ChunkBox {
   chunk: WalChunkView;
+  /** Left edge, px from the object box's left edge. */
   x: number;
   w: number;
   /** Label lines (none when the chunk is too narrow). */
@@ -120,17 +121,19 @@ export function layoutWalObjects(objects: readonly WalObjectView[], o: WalLayout
       row++;
       x = o.left;
     }
-    // Chunks by their byte range; one too thin to see still gets 2 px.
-    const px = object.bytes > 0 ? w / object.bytes : 0;
-    const chunks = object.chunks.map((chunk) => {
-      const cx = x + chunk.range[0] * px;
-      const cw = Math.max(2, (chunk.range[1] - chunk.range[0] + 1) * px);
-      return { chunk, x: cx, w: cw, label: chunkLabel(chunk, cw) };
-    });
-    boxes.push({ object, x, row, w, chunks });
+    boxes.push({ object, x, row, w, chunks: chunkBoxes(object, w) });
     x += w + gap;
   }
   return { boxes, rows: objects.length === 0 ? 0 : row + 1, scaleBytes, scaleWidth: maxBox };
+}
+
+/** The chunks of an object `w` px wide, by byte range (x from the box's left edge); one too thin to see still gets 2 px. */
+export function chunkBoxes(object: WalObjectView, w: number): ChunkBox[] {
+  const px = object.bytes > 0 ? w / object.bytes : 0;
+  return object.chunks.map((chunk) => {
+    const cw = Math.max(2, (chunk.range[1] - chunk.range[0] + 1) * px);
+    return { chunk, x: chunk.range[0] * px, w: cw, label: chunkLabel(chunk, cw) };
+  });
 }
 
 /** One hop of a chunk in the current step. */
