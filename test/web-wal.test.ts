@@ -6,14 +6,17 @@
  * formatting (web/lib/format.ts).
  */
 import { describe, expect, test } from 'vitest';
+import { walCombinerMachine } from '../core/machines/wal-combiner.js';
+import { walReplicaMachine } from '../core/machines/wal-replica.js';
 import { Session } from '../core/session/session.js';
 import { buildView, WAL_OBJECTS_SHOWN, type WalChunkView, type WalObjectView, walView } from '../core/session/view.js';
-import type { Kernel } from '../core/sim/kernel.js';
+import { BROKER_KEY, type Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
 import { formatBytes, formatUsd } from '../web/lib/format.js';
 import { arrowFor, inSequence, sequenceColumns, share } from '../web/lib/layout.js';
 import { chunkLabel, chunkPatterns, layoutWalObjects, stableBytesBound, walHops, walObjectName, walSeqOfKey } from '../web/lib/wal-layout.js';
+import { stateTree } from '../web/lib/machines.js';
 import { loadBundled, type Loose } from './support/run.js';
 
 const WAL_SCENARIOS = ['wal-steady-state', 'wal-acks-all-latency', 'wal-fast-store-outage', 'wal-fast-store-outage-fallback', 'wal-failover-chunks-in-flight', 'wal-metadata-growth'];
@@ -398,6 +401,28 @@ describe('request lane: WAL rows', () => {
       if (a.from === 'wal' || a.to === 'wal') wal++;
     }
     expect(wal).toBeGreaterThan(0);
+  });
+});
+
+// ------------------------------------------------------------------ machine states panel
+
+describe('WAL machines in the machine states panel', () => {
+  const leaves = (root: Parameters<typeof stateTree>[0]) => {
+    const paths = stateTree(root).map((r) => r.path);
+    return new Set(paths.filter((p) => !paths.some((q) => q.startsWith(`${p}.`))));
+  };
+  const replicaLeaves = leaves(walReplicaMachine.root);
+  const combinerLeaves = leaves(walCombinerMachine.root);
+
+  test.each(WAL_SCENARIOS)('%s: every walReplica and walCombiner state the kernel reports is a leaf of the tree drawn', (id) => {
+    const seen = { walReplica: new Set<string>(), walCombiner: new Set<string>() };
+    everyStep(id, (s) => {
+      for (const key of s.kernel.state.partitionOrder) for (const b of s.kernel.state.partitions[key].replicas) seen.walReplica.add(s.kernel.machineState(b, key, 'walReplica'));
+      for (const b of s.kernel.state.brokers) seen.walCombiner.add(s.kernel.machineState(b.id, BROKER_KEY, 'walCombiner'));
+    });
+    for (const st of seen.walReplica) expect(replicaLeaves.has(st), `walReplica: ${st}`).toBe(true);
+    for (const st of seen.walCombiner) expect(combinerLeaves.has(st), `walCombiner: ${st}`).toBe(true);
+    expect(seen.walCombiner.size).toBeGreaterThan(1);
   });
 });
 
