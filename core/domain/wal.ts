@@ -29,7 +29,8 @@ export interface WalChunk {
   atMs: number;
 }
 
-export type WalObjectState = 'putting' | 'live' | 'deleting' | 'deleted' | 'failed';
+/** `orphan`: its PUT was in flight when the broker crashed, so it may exist without metadata. */
+export type WalObjectState = 'putting' | 'live' | 'deleting' | 'deleted' | 'failed' | 'orphan';
 
 export interface WalObject {
   key: string;

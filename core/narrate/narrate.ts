@@ -105,6 +105,7 @@ export const RULES: Record<string, string> = {
   walTailSync: 'KIP-1176 failover: before leading, the elected replica syncs the tail from the WAL (chunks of the old epoch it has not applied)',
   walTailSynced: 'KIP-1176 failover: the WAL tail is applied; the election completes at the new log end',
   walTailSyncFailed: 'KIP-1176 failover: the fast store cannot be read, so the elected replica leads with what it has (those records were never committed)',
+  walOrphan: 'KIP-1176: the broker crashed while writing this WAL object, so no metadata record names it; restarted, it deletes the object',
   walObjectTiered: 'KIP-1176: every chunk in the WAL object is now in tiered storage (at or below Ry), so the object is deleted',
   walObjectPastLocalRetention: 'KIP-1176: every chunk in the WAL object is past local retention, so the object is deleted',
   walMetadataRetention: 'KIP-1176: records older than wal.metadata.retention.ms leave the WAL metadata topic',

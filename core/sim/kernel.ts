@@ -1954,9 +1954,9 @@ export class Kernel {
     this.createMachine(broker, BROKER_KEY, 'walCombiner');
     for (const id of Object.keys(this.state.wal.inflight)) {
       if (!id.startsWith(`${broker}|`)) continue;
-      // An object whose PUT was in flight may exist without metadata: an orphan the model leaves.
+      // An object whose PUT was in flight may exist without metadata: the restarted broker deletes it.
       const o = this.state.wal.objects[this.state.wal.inflight[id].objectKey];
-      if (o !== undefined) o.state = 'failed';
+      if (o !== undefined) o.state = 'orphan';
       delete this.state.wal.inflight[id];
     }
     for (const key of this.state.partitionOrder) {
@@ -1999,6 +1999,14 @@ export class Kernel {
     if (b.alive) return;
     b.alive = true;
     this.trace.push({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
+    // WAL objects it was writing when it crashed have no metadata record: nothing else would delete them.
+    for (const objectKey of this.state.wal.objectOrder[String(broker)] ?? []) {
+      const o = this.state.wal.objects[objectKey];
+      if (o.state !== 'orphan') continue;
+      o.state = 'deleting';
+      this.trace.push({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey, rule: 'walOrphan' });
+      this.storeOp(broker, BROKER_KEY, { op: 'delete', store: 'wal', key: objectKey }, 0, 'walDelete');
+    }
     for (const key of this.state.partitionOrder) {
       const part = this.state.partitions[key];
       if (!part.replicas.includes(broker)) continue;
@@ -2318,7 +2326,7 @@ export class Kernel {
     let i = 0;
     for (; i < order.length; i++) {
       const o = this.state.wal.objects[order[i]];
-      if (o.state === 'deleting' || o.state === 'deleted' || o.state === 'failed') continue;
+      if (o.state === 'deleting' || o.state === 'deleted' || o.state === 'failed' || o.state === 'orphan') continue;
       if (o.state !== 'live') break;
       const why = this.walObjectDeletable(o);
       if (why === null) break;
