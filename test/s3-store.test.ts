@@ -170,7 +170,7 @@ describe('S3 store (s3rver)', () => {
 
   test('latency measured: simulated time follows s3rver; every invariant holds and nothing is lost', async () => {
     const store = s3('measured/');
-    const k = new Kernel(loadBundled('steady-state-upload'), { store, latency: 'measured' });
+    const k = new Kernel(loadBundled('steady-state-upload'), { store, latency: 'measured', clock: () => performance.now() });
     await k.settle();
     while (await k.stepAsync()) {
       /* each completion is queued at the time S3 took */

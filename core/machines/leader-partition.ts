@@ -169,6 +169,11 @@ export const leaderPartitionMachine = setup({
       // Sibling actions of one setup() are not typed inside enqueueActions; the kernel checks the shape.
       enqueue({ type: 'isrChanged', params: { isr, added: [e.from], removed: [], rule: 'followerCaughtUp' } } as never);
     }) as never,
+    advanceHighWatermarkIfAlone: enqueueActions(({ context: ctx, event, enqueue }) => {
+      const context = ctx as LeaderPartitionContext;
+      const e = event as Ev<'leadership.assumed'>;
+      if (e.isr.length === 1 && e.isr[0] === context.broker) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: e.logEndOffset } } as never);
+    }) as never,
     maybeAdvanceHighWatermark: enqueueActions(({ context: ctx, event, enqueue }) => {
       const context = ctx as LeaderPartitionContext;
       const e = event as Ev<'fetch.received'>;
@@ -211,6 +216,9 @@ export const leaderPartitionMachine = setup({
             }
             return { leaderEpoch: event.leaderEpoch, isr: [...event.isr], followers };
           }),
+            // Kafka's makeLeader, then maybeIncrementLeaderHW: the followers' log ends are not
+            // known yet, so only a leader alone in the ISR moves its HW (to its log end).
+            'advanceHighWatermarkIfAlone',
             'scheduleIsrCheck',
           ],
         },

@@ -288,9 +288,6 @@ export interface Delivery {
   atMs: number;
 }
 
-/** The wall clock, in browsers and Node alike; read only in `latency: 'measured'` runs. */
-declare const performance: { now(): number };
-
 export interface KernelOptions {
   store?: ObjectStoreBackend;
   /**
@@ -299,6 +296,8 @@ export interface KernelOptions {
    * 1 ms); such a run is not deterministic, and its JSON says so.
    */
   latency?: 'model' | 'measured';
+  /** The wall clock, ms, for `latency: 'measured'` (the core reads no clock of its own). */
+  clock?: () => number;
   /** Seed override (the CLI's --seed). */
   seed?: number;
 }
@@ -382,6 +381,7 @@ export class Kernel {
   private machines: Record<string, AnyMachineSnapshot> = {};
   private store: ObjectStoreBackend;
   readonly latencyMode: 'model' | 'measured';
+  private clock: () => number;
   /**
    * Called with every event delivered to a machine and the snapshot it met, before the
    * transition (the browser's inspection log replays these on real XState actors).
@@ -392,6 +392,8 @@ export class Kernel {
     this.scenario = scenario;
     this.store = options.store ?? new MemoryObjectStore();
     this.latencyMode = options.latency ?? 'model';
+    assert(this.latencyMode === 'model' || options.clock !== undefined, 'latency measured needs a clock');
+    this.clock = options.clock ?? (() => 0);
     const seed = options.seed ?? scenario.seed;
     this.seed = seed;
     const brokerConfig = defaultBrokerConfig();
@@ -1531,7 +1533,7 @@ export class Kernel {
   private storeOp(broker: number, key: string, req: ObjectStoreRequest, requestId: number, purpose: string): void {
     const available = this.state.storeAvailable[req.store];
     const measured = this.latencyMode === 'measured' && available;
-    const started = measured ? performance.now() : 0;
+    const started = measured ? this.clock() : 0;
     let result: ObjectStoreResult;
     let pending: Promise<ObjectStoreResult> | null = null;
     if (!available) result = { ok: false, bytes: 0, error: 'ServiceUnavailable' };
@@ -1556,7 +1558,7 @@ export class Kernel {
         objectKey: 'key' in req ? req.key : req.prefix,
         result,
       });
-    const measuredMs = () => Math.max(1, Math.round(performance.now() - started));
+    const measuredMs = () => Math.max(1, Math.round(this.clock() - started));
     if (pending === null) {
       done(measured ? measuredMs() : this.storeLatencyMs(req));
       return;
@@ -2071,9 +2073,6 @@ export class Kernel {
       nowMs: now,
       logEndOffset: logEndOffset(r.log),
     });
-    // Kafka's makeLeader then maybeIncrementLeaderHW: the other replicas' log ends are not
-    // known yet, so only a leader alone in the ISR moves its high watermark (to its log end).
-    if (part.isr.length === 1 && part.isr[0] === broker) this.execute(broker, key, 'leader', 'advanceHighWatermark', { highWatermark: logEndOffset(r.log) });
     this.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'leader' });
     for (const b of part.replicas) {
       if (b === broker || !this.state.brokers[b].alive) continue;
@@ -2419,7 +2418,9 @@ export class Kernel {
   private onWalChunkRead(ev: Extract<KernelEvent, { kind: 'storeDone' }>): void {
     const body = ev.result.object?.body;
     if (ev.result.ok && body?.kind === 'segment') {
-      const chunk = Object.values(this.state.wal.chunks).find((c) => c.objectKey === ev.objectKey && c.key === ev.key);
+      // The chunk being read is the one the replica's machine holds (no scan of every chunk).
+      const current = (this.machineSnapshot(ev.broker, ev.key, 'walReplica')?.context as { current?: WalChunkRef | null } | undefined)?.current;
+      const chunk = current?.objectKey === ev.objectKey ? current : undefined;
       const start = ev.result.objectStart ?? 0;
       const picked = chunk === undefined ? [] : chunkBatches(body.batches, chunk, batchPositions(body.batches).map((p) => p + start));
       this.state.wal.reads[`${ev.broker}|${ev.key}|${ev.requestId}`] = picked;

@@ -311,7 +311,7 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
     store = s3;
   }
   const maxSteps = flags.maxSteps ?? 5_000_000;
-  const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency });
+  const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency, ...(flags.latency === 'measured' ? { clock: () => performance.now() } : {}) });
   let printed = 0;
   const narrator = new Narrator(flags.verbose);
   if (!flags.json) {

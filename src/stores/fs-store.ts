@@ -10,8 +10,8 @@
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
-import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, fileRangeOfModelRange, parseOffsetIndex, stem } from './kafka-objects.js';
+import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
+import { OffsetIndexCache, type StoreStats, cachedRange, decodeObject, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
 
 export class FsObjectStore implements ObjectStoreBackend {
   readonly dir: string;
@@ -45,25 +45,17 @@ export class FsObjectStore implements ObjectStoreBackend {
       case 'get': {
         const p = this.path(req.store, req.key);
         if (!existsSync(p)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
-        // A ranged read of a segment: the offset index (cached, else read) gives the bytes.
-        // A WAL chunk: its model byte range maps to file bytes through the positions kept when the object was written.
-        const walRange = req.range && !req.offsets && req.key.endsWith('.wal') ? this.walRangeOf(req.key, req.range) : undefined;
-        const range = walRange ?? (req.offsets && req.key.endsWith('.log') ? this.fileRangeOf(req.store, req.key, req.offsets) : undefined);
-        const bytes = range ? readRange(p, range.start, range.end) : readFileSync(p);
-        this.stats.gets++;
-        if (range) this.stats.rangedGets++;
-        this.stats.bytesGot += bytes.length;
-        let object: StoredObject;
-        try {
-          object = decodeObject(req.key, bytes);
-        } catch (e) {
-          return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
+        // A segment's batches through its offset index (cached, else read); a WAL chunk through the positions kept at write.
+        let range = cachedRange(req, this.indexes);
+        if (range && 'needIndex' in range) {
+          const ip = this.path(req.store, range.needIndex);
+          range = existsSync(ip) ? rememberIndex(req, this.indexes, this.stats, range.needIndex, readFileSync(ip)) : undefined;
         }
-        return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object, ...(walRange ? { objectStart: walRange.modelStart } : {}) };
+        return readResult(req, range ? readRange(p, range.start, range.end) : readFileSync(p), range, this.stats);
       }
       case 'delete': {
         rmSync(this.path(req.store, req.key), { force: true });
-        if (/\.(log|index|wal)$/.test(req.key)) this.indexes.delete(stem(req.key));
+        forgetIndex(this.indexes, req.key);
         return { ok: true, bytes: 0 };
       }
       case 'list': {
@@ -71,26 +63,6 @@ export class FsObjectStore implements ObjectStoreBackend {
         return { ok: true, bytes: 0, keys: walk(root).map((f) => relative(root, f).split(sep).join('/')).filter((k) => k.startsWith(req.prefix)).sort() };
       }
     }
-  }
-
-  private fileRangeOf(store: StoreName, key: string, offsets: [number, number]): { start: number; end?: number } | undefined {
-    let index = this.indexes.get(stem(key));
-    if (index === undefined) {
-      const indexKey = `${stem(key)}.index`;
-      const p = this.path(store, indexKey);
-      if (!existsSync(p)) return undefined;
-      const bytes = readFileSync(p);
-      this.stats.indexFetches++;
-      this.stats.bytesGot += bytes.length;
-      index = parseOffsetIndex(indexKey, bytes);
-      this.indexes.set(stem(key), index);
-    }
-    return fileRange(index, offsets);
-  }
-
-  private walRangeOf(key: string, range: [number, number]): { start: number; end?: number; modelStart: number } | undefined {
-    const index = this.indexes.get(stem(key));
-    return index === undefined ? undefined : fileRangeOfModelRange(index, range);
   }
 
   snapshot(): Record<StoreName, Record<string, StoredObject>> {

@@ -9,7 +9,7 @@ import type { RecordBatch } from '../../core/domain/partition-log.js';
 import { decodeBatches, encodeBatchesWithPositions } from '../../core/format/record-batch.js';
 import { type ProducerEntry, formatProducerSnapshot } from '../../core/domain/producer-state.js';
 import { decodeProducerSnapshot, encodeProducerSnapshot } from '../../core/format/producer-snapshot.js';
-import type { StoredObject } from '../../core/ports/object-store.js';
+import { type ObjectStoreRequest, type ObjectStoreResult, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
 
 /** The base offset in a key `<topic>-<partition>/<20-digit base>-<id>.<ext>`. */
 function baseOffsetOf(key: string): number {
@@ -175,4 +175,57 @@ export const emptyStats = (): StoreStats => ({ puts: 0, gets: 0, rangedGets: 0, 
 /** A decoding failure, as an error the model sees on a failed GET. */
 export function corruptObject(key: string, e: unknown): string {
   return `CorruptObject: ${key}: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** File bytes to read ([start, end] inclusive, end open when absent); for a WAL chunk, the model position of its first batch. */
+export interface FileRange {
+  start: number;
+  end?: number;
+  modelStart?: number;
+}
+
+type GetRequest = Extract<ObjectStoreRequest, { op: 'get' }>;
+
+/**
+ * Where a GET reads, from the cache alone: a WAL chunk through the positions kept when
+ * the object was written, a segment's batches through its offset index; `needIndex` when
+ * the segment's index is not cached (the store loads `indexKey` and calls `rememberIndex`);
+ * undefined for the whole object.
+ */
+export function cachedRange(req: GetRequest, indexes: OffsetIndexCache): FileRange | { needIndex: string } | undefined {
+  if (req.range && !req.offsets && req.key.endsWith('.wal')) {
+    const index = indexes.get(stem(req.key));
+    return index === undefined ? undefined : fileRangeOfModelRange(index, req.range);
+  }
+  if (!req.offsets || !req.key.endsWith('.log')) return undefined;
+  const index = indexes.get(stem(req.key));
+  return index === undefined ? { needIndex: `${stem(req.key)}.index` } : fileRange(index, req.offsets);
+}
+
+/** Caches a segment's `.index` the store just read and gives the GET's range through it. */
+export function rememberIndex(req: GetRequest, indexes: OffsetIndexCache, stats: StoreStats, indexKey: string, bytes: Uint8Array): FileRange | undefined {
+  stats.indexFetches++;
+  stats.bytesGot += bytes.length;
+  const index = parseOffsetIndex(indexKey, bytes);
+  indexes.set(stem(req.key), index);
+  return req.offsets ? fileRange(index, req.offsets) : undefined;
+}
+
+/** The result of a GET from the file bytes read (a range, or the whole object): counted, decoded, sized in model bytes. */
+export function readResult(req: GetRequest, bytes: Uint8Array, range: FileRange | undefined, stats: StoreStats): ObjectStoreResult {
+  stats.gets++;
+  if (range) stats.rangedGets++;
+  stats.bytesGot += bytes.length;
+  let object: StoredObject;
+  try {
+    object = decodeObject(req.key, bytes);
+  } catch (e) {
+    return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
+  }
+  return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object, ...(range?.modelStart !== undefined ? { objectStart: range.modelStart } : {}) };
+}
+
+/** Drops a segment's or WAL object's cached index when the object goes. */
+export function forgetIndex(indexes: OffsetIndexCache, key: string): void {
+  if (/\.(log|index|wal)$/.test(key)) indexes.delete(stem(key));
 }

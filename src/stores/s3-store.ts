@@ -19,8 +19,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject, bytesRead } from '../../core/ports/object-store.js';
-import { OffsetIndexCache, type StoreStats, corruptObject, decodeObject, emptyStats, encodeObject, fileRange, fileRangeOfModelRange, parseOffsetIndex, stem } from './kafka-objects.js';
+import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
+import { OffsetIndexCache, type StoreStats, cachedRange, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -96,28 +96,20 @@ export class S3ObjectStore implements ObjectStoreBackend {
           return { ok: true, bytes: req.object.bytes };
         }
         case 'get': {
-          // A ranged read of a segment: the offset index (cached, else fetched) gives the bytes.
-          // A WAL chunk: its model byte range maps to file bytes through the positions kept when the object was written.
-        const walRange = req.range && !req.offsets && req.key.endsWith('.wal') ? this.walRangeOf(req.key, req.range) : undefined;
-        const range = walRange ?? (req.offsets && req.key.endsWith('.log') ? await this.fileRangeOf(req.store, req.key, req.offsets) : undefined);
+          // A segment's batches through its offset index (cached, else fetched); a WAL chunk through the positions kept at write.
+          let range = cachedRange(req, this.indexes);
+          if (range && 'needIndex' in range) {
+            const index = await this.client.send(new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, range.needIndex) }));
+            range = rememberIndex(req, this.indexes, this.stats, range.needIndex, new Uint8Array(await index.Body!.transformToByteArray()));
+          }
           const out = await this.client.send(
             new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }),
           );
-          const bytes = new Uint8Array(await out.Body!.transformToByteArray());
-          this.stats.gets++;
-          if (range) this.stats.rangedGets++;
-          this.stats.bytesGot += bytes.length;
-          let object: StoredObject;
-          try {
-            object = decodeObject(req.key, bytes);
-          } catch (e) {
-            return { ok: false, bytes: 0, error: corruptObject(req.key, e) };
-          }
-          return { ok: true, bytes: bytesRead(req, range ? Number.MAX_SAFE_INTEGER : object.bytes), object, ...(walRange ? { objectStart: walRange.modelStart } : {}) };
+          return readResult(req, new Uint8Array(await out.Body!.transformToByteArray()), range, this.stats);
         }
         case 'delete':
           await this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }));
-          if (/\.(log|index|wal)$/.test(req.key)) this.indexes.delete(stem(req.key));
+          forgetIndex(this.indexes, req.key);
           return { ok: true, bytes: 0 };
         case 'list': {
           const out = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix) }));
@@ -130,27 +122,6 @@ export class S3ObjectStore implements ObjectStoreBackend {
       if (req.op === 'get' && (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
       return { ok: false, bytes: 0, error: `S3 ${err.name ?? 'error'}${err.$metadata?.httpStatusCode ? ` (HTTP ${err.$metadata.httpStatusCode})` : ''}` };
     }
-  }
-
-  /** The file bytes holding offsets `offsets` of segment `key`, through its offset index. */
-  private async fileRangeOf(store: StoreName, key: string, offsets: [number, number]): Promise<{ start: number; end?: number } | undefined> {
-    const id = stem(key);
-    let index = this.indexes.get(id);
-    if (index === undefined) {
-      const indexKey = `${stem(key)}.index`;
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucketOf(store), Key: this.keyOf(store, indexKey) }));
-      const bytes = new Uint8Array(await out.Body!.transformToByteArray());
-      this.stats.indexFetches++;
-      this.stats.bytesGot += bytes.length;
-      index = parseOffsetIndex(indexKey, bytes);
-      this.indexes.set(id, index);
-    }
-    return fileRange(index, offsets);
-  }
-
-  private walRangeOf(key: string, range: [number, number]): { start: number; end?: number; modelStart: number } | undefined {
-    const index = this.indexes.get(stem(key));
-    return index === undefined ? undefined : fileRangeOfModelRange(index, range);
   }
 
   snapshot(): Record<StoreName, Record<string, StoredObject>> {

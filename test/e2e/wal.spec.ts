@@ -7,26 +7,8 @@
  * test-results/screenshots/.
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { test as base, expect, type Page } from '@playwright/test';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SHOTS = join(ROOT, 'test-results', 'screenshots');
-
-const test = base.extend<{ pageErrors: string[] }>({
-  pageErrors: [
-    async ({ page }, use) => {
-      const errors: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-      await use(errors);
-      expect(errors, 'console errors or uncaught page errors').toEqual([]);
-    },
-    { auto: true },
-  ],
-});
+import { type Page } from '@playwright/test';
+import { SHOTS, expect, test } from './fixtures.js';
 
 // ------------------------------------------------------------------ helpers
 

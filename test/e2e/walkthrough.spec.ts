@@ -8,32 +8,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import { type Locator, type Page } from '@playwright/test';
+import { ROOT, SHOTS, expect, test } from './fixtures.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SHOTS = join(ROOT, 'test-results', 'screenshots');
 const BAD = join(ROOT, 'test', 'fixtures', 'bad');
 const BUNDLED = readdirSync(join(ROOT, 'scenarios'))
   .filter((f) => f.endsWith('.yaml'))
   .map((f) => f.replace(/\.yaml$/, ''))
   .sort();
-
-/** Collects console errors and page errors; a test with any of them fails. */
-const test = base.extend<{ pageErrors: string[] }>({
-  pageErrors: [
-    async ({ page }, use) => {
-      const errors: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-      await use(errors);
-      expect(errors, 'console errors or uncaught page errors').toEqual([]);
-    },
-    { auto: true },
-  ],
-});
 
 // ------------------------------------------------------------------ helpers
 
