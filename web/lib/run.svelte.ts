@@ -5,10 +5,12 @@
  */
 import { flushSync } from 'svelte';
 import { narrate, RULES } from '../../core/narrate/narrate.js';
+import { CHAPTERS, findChapter, resolveChapter, type ResolvedChapter } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
+import { buildRunJson } from '../../core/sim/output.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
 import { InspectionLog, type LogEntry } from './inspect.js';
@@ -18,6 +20,8 @@ import { decodeUrlState, encodeUrlState } from './url.js';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = full speed, one step every frame
 export type Speed = (typeof SPEEDS)[number];
+
+export type ExportFormat = 'md' | 'mermaid' | 'json';
 
 export interface NarrationLine {
   step: number;
@@ -78,6 +82,13 @@ export class RunState {
   /** The inspection log runs only while it is shown. */
   logEnabled = $state(false);
   readonly log = new InspectionLog();
+  /** A guided chapter being played (null in a free run), and the stop shown. */
+  chapter = $state.raw<ResolvedChapter | null>(null);
+  stopIndex = $state(0);
+  /** Set when an action took the run off the chapter's script. */
+  leftChapter = $state<string | null>(null);
+  /** Presenter mode: full screen, large type, controls hidden. */
+  presenter = $state(false);
 
   private session: Session | null = null;
   private raf = 0;
@@ -92,6 +103,16 @@ export class RunState {
   init(search: string): void {
     const { state, problems } = decodeUrlState(search);
     this.urlProblems = problems;
+    this.presenter = state.present === true;
+    if (state.chapter !== undefined) {
+      if (findChapter(state.chapter) === undefined) {
+        this.urlProblems = [...problems, `chapter: no chapter "${state.chapter}" (chapters: ${CHAPTERS.map((c) => c.id).join(', ')})`];
+      } else {
+        this.loadChapter(state.chapter, (state.stop ?? 1) - 1);
+        if (state.step !== undefined) this.goTo(state.step);
+        return;
+      }
+    }
     const id = state.scenario ?? (state.source === undefined ? DEFAULT_SCENARIO : null);
     const text = state.source ?? BUNDLED.find((b) => b.id === id)?.text;
     if (text === undefined) {
@@ -126,6 +147,8 @@ export class RunState {
     }
     if (bad.length) this.urlProblems = [...this.urlProblems, ...bad];
     this.stop();
+    this.chapter = null;
+    this.leftChapter = null;
     this.problems = [];
     this.scenario = r.scenario;
     this.scenarioId = id;
@@ -180,9 +203,77 @@ export class RunState {
 
   act(action: TimelineAction): void {
     if (!this.session) return;
+    if (this.chapter) {
+      // The chapter's stops describe the scenario as written; an action changes the run.
+      this.leftChapter = this.chapter.chapter.title;
+      this.chapter = null;
+    }
     this.session.act(action);
     this.countSteps();
     this.refresh();
+  }
+
+  /**
+   * Plays a guided chapter: its bundled scenario, its stops resolved by running it, and
+   * the stop `index` (clamped) shown.
+   */
+  loadChapter(id: string, index = 0): boolean {
+    const c = findChapter(id);
+    const b = c && BUNDLED.find((x) => x.id === c.scenario);
+    if (!c || !b || !this.load(b.text, c.scenario)) return false;
+    this.chapter = resolveChapter(c, this.scenario!, this.seed);
+    if (this.chapter.stops.length === 0) return true;
+    this.goToStop(index);
+    return true;
+  }
+
+  goToStop(index: number): void {
+    const c = this.chapter;
+    if (!c || c.stops.length === 0) return;
+    this.stop();
+    this.stopIndex = Math.max(0, Math.min(c.stops.length - 1, index));
+    this.goTo(c.stops[this.stopIndex].step);
+    this.instant = false;
+  }
+
+  /**
+   * A text export of this run: `json` is the run so far (the CLI's `run --json` document,
+   * plus the step); `mermaid` the requests so far as a sequence diagram; `md` the report
+   * of the whole run (with the chapter's stops in a chapter), as the CLI's `report` prints.
+   */
+  exportText(format: ExportFormat): { text: string; extension: string; type: string } {
+    const s = this.session!;
+    if (format === 'json') return { text: JSON.stringify({ ...buildRunJson(s.kernel), step: this.step }, null, 2), extension: 'json', type: 'application/json' };
+    throw new Error(`export ${format}: not available`);
+  }
+
+  setPresenter(on: boolean): void {
+    this.presenter = on;
+    this.syncUrl(true);
+  }
+
+  /** Continue: the next stop, or at the last one the next chapter. */
+  nextStop(): void {
+    const c = this.chapter;
+    if (!c) return;
+    if (this.stopIndex < c.stops.length - 1) this.goToStop(this.stopIndex + 1);
+    else {
+      const i = CHAPTERS.findIndex((x) => x.id === c.chapter.id);
+      if (i >= 0 && i < CHAPTERS.length - 1) this.loadChapter(CHAPTERS[i + 1].id);
+    }
+  }
+
+  prevStop(): void {
+    if (this.chapter) this.goToStop(this.stopIndex - 1);
+  }
+
+  /** After free stepping inside a chapter, the stop shown is the last one at or before the step. */
+  private followStops(): void {
+    const c = this.chapter;
+    if (!c || c.stops[this.stopIndex]?.step === this.step) return;
+    let i = 0;
+    for (let j = 0; j < c.stops.length; j++) if (c.stops[j].step <= this.step) i = j;
+    this.stopIndex = i;
   }
 
   toggle(): void {
@@ -249,6 +340,7 @@ export class RunState {
     // Unchanged parts keep their identity, so panels fed them skip their update.
     this.view = this.view === null ? buildView(k) : share(this.view, buildView(k));
     this.step = s.step;
+    this.followStops();
     this.done = s.done;
     this.nowMs = k.state.nowMs;
     this.actions = [...s.actions];
@@ -303,11 +395,15 @@ export class RunState {
       return;
     }
     if (this.urlTimer !== null) { clearTimeout(this.urlTimer); this.urlTimer = null; }
+    const c = this.chapter;
     const q = encodeUrlState({
+      chapter: c?.chapter.id,
+      stop: c ? this.stopIndex + 1 : undefined,
+      present: this.presenter,
       scenario: this.scenarioId ?? undefined,
       source: this.scenarioId === null ? this.source : undefined,
       seed: this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
-      step: this.step,
+      step: c && c.stops[this.stopIndex]?.step === this.step ? undefined : this.step,
       actions: [...this.session.actions],
       partition: this.partitionKey !== this.view?.partitions[0]?.key ? this.partitionKey ?? undefined : undefined,
     });

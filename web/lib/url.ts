@@ -12,6 +12,11 @@ export interface UrlState {
   step?: number;
   actions: RecordedAction[];
   partition?: string;
+  /** A guided chapter (core/report/chapters.ts) and its stop, counted from 1. */
+  chapter?: string;
+  stop?: number;
+  /** Presenter mode: full screen, large type, controls hidden. */
+  present?: boolean;
 }
 
 function toBase64Url(text: string): string {
@@ -29,12 +34,16 @@ function fromBase64Url(text: string): string {
 
 export function encodeUrlState(s: UrlState): string {
   const p = new URLSearchParams();
-  if (s.source !== undefined) p.set('src', toBase64Url(s.source));
+  if (s.chapter !== undefined) {
+    p.set('chapter', s.chapter);
+    if (s.stop !== undefined) p.set('stop', String(s.stop));
+  } else if (s.source !== undefined) p.set('src', toBase64Url(s.source));
   else if (s.scenario) p.set('scenario', s.scenario);
   if (s.seed !== undefined) p.set('seed', String(s.seed));
   if (s.partition) p.set('partition', s.partition);
   if (s.actions.length > 0) p.set('actions', toBase64Url(JSON.stringify(s.actions)));
   if (s.step !== undefined) p.set('step', String(s.step));
+  if (s.present) p.set('present', '1');
   return p.toString();
 }
 
@@ -52,6 +61,18 @@ export function decodeUrlState(search: string): { state: UrlState; problems: str
     } catch {
       problems.push('src: not a readable scenario');
     }
+  }
+  const chapter = p.get('chapter');
+  if (chapter) state.chapter = chapter;
+  const present = p.get('present');
+  if (present !== null) {
+    if (present === '1' || present === 'true') state.present = true;
+    else if (present !== '0' && present !== 'false') problems.push(`present: expected 1 or 0, got "${present}"`);
+  }
+  const stop = p.get('stop');
+  if (stop !== null) {
+    if (/^\d+$/.test(stop) && Number(stop) >= 1 && Number(stop) <= 1000) state.stop = Number(stop);
+    else problems.push(`stop: expected a stop number from 1, got "${stop}"`);
   }
   for (const key of ['seed', 'step'] as const) {
     const v = p.get(key);
