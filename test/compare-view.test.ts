@@ -1,0 +1,277 @@
+/**
+ * The side-by-side view's pure parts (issue 8): the shared cursor over two runs' step
+ * times, the runs resolved once with their figures per step, the sampled chart series,
+ * the URL, the metrics table's words and the chart layouts.
+ */
+import { describe, expect, test } from 'vitest';
+import { Session } from '../core/session/session.js';
+import { compare, type Mode } from '../core/sim/compare.js';
+import {
+  cursorAt,
+  mergeStepTimes,
+  pointAt,
+  resolveSide,
+  sampleSeries,
+  type SeriesMetric,
+  stepAtOrBefore,
+  stepsAt,
+} from '../core/sim/compare-timeline.js';
+import { barChartLayout, lineChartLayout } from '../web/compare/charts.js';
+import { difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
+import { defaultModes, encodeCompareQuery, parseCompareQuery } from '../web/compare/params.js';
+import { loadBundled } from './support/run.js';
+
+describe('the shared cursor', () => {
+  test('merged step times are the distinct times of both runs, ascending', () => {
+    expect(mergeStepTimes([0, 0, 2, 5, 5, 9], [0, 1, 5, 12], [12])).toEqual([0, 1, 2, 5, 9, 12]);
+    expect(mergeStepTimes([], [])).toEqual([]);
+  });
+
+  test.each([
+    // times, t, latest step at or before t
+    [[0, 0, 2, 5, 5, 9], 0, 1],
+    [[0, 0, 2, 5, 5, 9], 1, 1],
+    [[0, 0, 2, 5, 5, 9], 5, 4],
+    [[0, 0, 2, 5, 5, 9], 8, 4],
+    [[0, 0, 2, 5, 5, 9], 9, 5],
+    [[0, 0, 2, 5, 5, 9], 100, 5],
+    [[3, 4], 1, 0],
+    [[], 7, 0],
+  ])('stepAtOrBefore(%j, %i) = %i', (times, t, step) => {
+    expect(stepAtOrBefore(times, t)).toBe(step);
+  });
+
+  test('a cursor position maps each side to the steps it took to get there', () => {
+    const a = [0, 0, 2, 5, 5, 9];
+    const b = [0, 1, 5, 12];
+    const merged = mergeStepTimes(a, b); // [0, 1, 2, 5, 9, 12]
+    expect(cursorAt(merged, 6)).toBe(3);
+    // Position 0 (t = 0): everything up to the last step at 0, from the trace's start.
+    expect(stepsAt(a, merged, 0)).toEqual({ from: -1, to: 1 });
+    // t = 1: nothing happened in run a, step 1 in run b.
+    expect(stepsAt(a, merged, 1)).toEqual({ from: 1, to: 1 });
+    expect(stepsAt(b, merged, 1)).toEqual({ from: 0, to: 1 });
+    // t = 5: two steps of run a at once.
+    expect(stepsAt(a, merged, 3)).toEqual({ from: 2, to: 4 });
+    expect(stepsAt(b, merged, 5)).toEqual({ from: 2, to: 3 });
+  });
+});
+
+describe('resolving a side', () => {
+  const s = loadBundled('wal-steady-state');
+  const modes: Mode[] = ['classic', 'wal'];
+  const started = performance.now();
+  const sides = modes.map((m) => resolveSide(s, m));
+  const ms = performance.now() - started;
+  const rows = compare(s, modes).modes;
+
+  test('the end figures are exactly compare()\'s rows', () => {
+    // eslint-disable-next-line no-console
+    console.log(`wal-steady-state resolved in ${ms.toFixed(0)} ms: ${sides.map((x) => `${x.mode} ${x.stepTimes.length - 1} steps`).join(', ')}`);
+    for (let i = 0; i < 2; i++) {
+      expect(sides[i].row).toEqual(rows[i]);
+      const e = sides[i].end;
+      expect(e.atMs).toBe(rows[i].endMs);
+      expect(e.bytesFromLeader).toBe(rows[i].bytesFromLeader);
+      expect(e.crossZoneBytes).toBe(rows[i].crossZoneBytes);
+      expect(e.tieredRequests + e.walRequests).toBe(rows[i].objectStore.requests);
+      expect(e.walRequests).toBe(rows[i].objectStore.walRequests);
+      expect(e.costUsd).toBe(rows[i].costUsd?.run);
+      expect(e.costUsdMonth).toBe(rows[i].costUsd?.month);
+      expect(e.acksAllP50).toBe(rows[i].produce.acksAll.p50);
+      expect(e.catchUpMs).toBe(rows[i].catchUpMs);
+      expect(e.remoteReadsAfterFailover).toBe(rows[i].remoteReadsAfterFailover.count);
+    }
+    // The design-review figures: the WAL saves the cross-zone replication and pays in fast-store requests.
+    expect(rows[0].crossZoneBytes).toBeGreaterThan(7 * 1024 * 1024);
+    expect(rows[1].crossZoneBytes).toBeLessThan(32 * 1024);
+    expect(rows[0].objectStore.walRequests).toBe(0);
+    expect(rows[1].objectStore.walRequests).toBeGreaterThan(100);
+  });
+
+  test('step times and trace ends are those of a plain session; points follow the steps', () => {
+    const plain = new Session(sides[1].scenario, sides[1].seed);
+    const times = [plain.kernel.state.nowMs];
+    while (plain.forward()) times.push(plain.kernel.state.nowMs);
+    expect(sides[1].stepTimes).toEqual(times);
+    for (const side of sides) {
+      expect(side.points.length).toBe(side.stepTimes.length);
+      expect(side.traceEnds.length).toBe(side.stepTimes.length);
+      for (let i = 1; i < side.stepTimes.length; i++) {
+        expect(side.stepTimes[i]).toBeGreaterThanOrEqual(side.stepTimes[i - 1]);
+        expect(side.traceEnds[i]).toBeGreaterThanOrEqual(side.traceEnds[i - 1]);
+        expect(side.points[i].atMs).toBe(side.stepTimes[i]);
+      }
+    }
+  });
+
+  test('the session can show any step again after resolving (goTo restores and replays)', () => {
+    const side = sides[0];
+    const n = Math.floor(side.stepTimes.length / 2);
+    side.session.goTo(n);
+    expect(side.session.step).toBe(n);
+    expect(side.session.kernel.state.nowMs).toBe(side.stepTimes[n]);
+    expect(side.session.kernel.trace.length).toBe(side.traceEnds[n]);
+    expect(side.session.kernel.state.metrics.bytesFetchedByFollowers).toBe(side.points[n].bytesFromLeader);
+  });
+
+  test.each<SeriesMetric>(['bytesFromLeader', 'crossZoneBytes', 'requests', 'walRequests', 'costUsd'])('the sampled series of %s is monotone and ends at the compare() figure', (metric) => {
+    for (let i = 0; i < 2; i++) {
+      const series = sampleSeries(sides[i], metric, 100);
+      expect(series.length).toBe(101);
+      expect(series[0].atMs).toBe(0);
+      for (let j = 1; j < series.length; j++) {
+        expect(series[j].atMs).toBeGreaterThan(series[j - 1].atMs);
+        expect(series[j].value).toBeGreaterThanOrEqual(series[j - 1].value);
+      }
+      const last = series[series.length - 1];
+      expect(last.atMs).toBe(rows[i].endMs);
+      const r = rows[i];
+      const expected = {
+        bytesFromLeader: r.bytesFromLeader,
+        crossZoneBytes: r.crossZoneBytes,
+        requests: r.objectStore.requests,
+        walRequests: r.objectStore.walRequests,
+        costUsd: r.costUsd?.run,
+      }[metric as string];
+      expect(last.value).toBe(expected);
+    }
+  });
+
+  test('pointAt: the latest step at or before the cursor, and the end figures from the end on', () => {
+    const side = sides[1];
+    expect(pointAt(side, side.endMs)).toBe(side.end);
+    const t = side.stepTimes[100];
+    expect(pointAt(side, t)).toBe(side.points[stepAtOrBefore(side.stepTimes, t)]);
+    expect(pointAt(side, 0).crossZoneBytes).toBe(0);
+  });
+
+  test('resolving is deterministic', () => {
+    const again = resolveSide(s, 'wal');
+    expect(again.stepTimes).toEqual(sides[1].stepTimes);
+    expect(again.points).toEqual(sides[1].points);
+  });
+
+  test('catch-up and remote reads per step agree with compare() on a failover scenario', () => {
+    const f = loadBundled('kip1023-promoted-follower-remote-reads');
+    const r = compare(f, ['classic', 'kip1023']).modes;
+    for (const [i, m] of (['classic', 'kip1023'] as const).entries()) {
+      const side = resolveSide(f, m);
+      expect(side.end.remoteReadsAfterFailover).toBe(r[i].remoteReadsAfterFailover.count);
+      expect(side.points[side.points.length - 1].remoteReadsAfterFailover).toBe(r[i].remoteReadsAfterFailover.count);
+      expect(side.points[side.points.length - 1].catchUpMs).toBe(r[i].catchUpMs);
+    }
+    expect(r[1].remoteReadsAfterFailover.count).toBeGreaterThan(0);
+  });
+});
+
+describe('the link', () => {
+  const ids = ['wal-steady-state', 'kip1023-bootstrap'];
+  const scenarioOf = (id: string) => loadBundled(id);
+
+  test('modes, t, seed and present are read; commas stay readable', () => {
+    const q = parseCompareQuery('?compare=kip1023-bootstrap&modes=kip1023,wal&t=120&seed=7&present=1', ids, scenarioOf);
+    expect(q).toMatchObject({ scenario: 'kip1023-bootstrap', modes: ['kip1023', 'wal'], modesGiven: true, tMs: 120, seed: 7, present: true, problems: [] });
+    expect(encodeCompareQuery({ scenario: 'wal-steady-state', modes: ['classic', 'wal'], tMs: 500 })).toBe('compare=wal-steady-state&modes=classic,wal&t=500');
+  });
+
+  test('default pair: classic and WAL for a WAL scenario, classic and KIP-1023 otherwise', () => {
+    expect(defaultModes('wal-steady-state', loadBundled('wal-steady-state'))).toEqual(['classic', 'wal']);
+    expect(defaultModes('kip1023-bootstrap', loadBundled('kip1023-bootstrap'))).toEqual(['classic', 'kip1023']);
+    expect(defaultModes('wal-anything', null)).toEqual(['classic', 'wal']);
+    expect(parseCompareQuery('?compare=kip1023-bootstrap', ids, scenarioOf).modes).toEqual(['classic', 'kip1023']);
+  });
+
+  test.each([
+    ['?compare=wal-steady-state&modes=classic,bogus', /modes: .*got "classic,bogus"; showing classic, wal/],
+    ['?compare=wal-steady-state&modes=wal,wal', /modes: .*got "wal,wal"/],
+    ['?compare=wal-steady-state&modes=classic', /modes: .*got "classic"/],
+    ['?compare=nope', /compare: no bundled scenario "nope"; showing wal-steady-state/],
+    ['?compare=wal-steady-state&t=-5', /t: expected a whole number of milliseconds, got "-5"/],
+    ['?compare=wal-steady-state&seed=x', /seed: expected a whole number, got "x"/],
+    ['?compare=wal-steady-state&step=4', /step: .*use t=<ms>/],
+    ['?compare=wal-steady-state&present=maybe', /present: expected 1 or 0/],
+  ])('%s gives a note and a sensible fallback', (search, note) => {
+    const q = parseCompareQuery(search, ids, scenarioOf);
+    expect(q.problems.join('\n')).toMatch(note);
+    expect(ids).toContain(q.scenario);
+    expect(q.modes[0]).not.toBe(q.modes[1]);
+  });
+
+  test('an empty compare= opens the default scenario without a note', () => {
+    const q = parseCompareQuery('?compare=', ids, scenarioOf);
+    expect(q.scenario).toBe('wal-steady-state');
+    expect(q.problems).toEqual([]);
+  });
+
+  test('runsAsWritten: the WAL side of wal-steady-state is the file itself; classic is not', () => {
+    expect(runsAsWritten(loadBundled('wal-steady-state'), 'wal')).toBe(true);
+    expect(runsAsWritten(loadBundled('wal-steady-state'), 'classic')).toBe(false);
+    expect(runsAsWritten(loadBundled('kip1023-bootstrap'), 'kip1023')).toBe(true);
+    expect(runsAsWritten(loadBundled('classic-one-round'), 'classic')).toBe(true);
+  });
+});
+
+describe('the table and the headline', () => {
+  test.each([
+    [7987200, 18720, '\u221299.8 %'],
+    [332, 484, '+45.8 %'],
+    [6, 32, '×5.3'],
+    [2, 2, 'same'],
+    [0, 152, '+152'],
+    [100, 0, '\u2212100.0 %'],
+    [null, 5, '—'],
+    [234.417, 223.317, '\u22124.7 %'],
+    [1, 30, '×30'],
+  ])('difference(%s, %s) = %s', (a, b, text) => {
+    expect(difference(a, b)).toBe(text);
+  });
+
+  const s = loadBundled('wal-steady-state');
+  const [a, b] = compare(s, ['classic', 'wal']).modes;
+
+  test('the headline of wal-steady-state names the cross-zone saving and the fast-store requests', () => {
+    const h = headline(a, b);
+    expect(h).toContain('KIP-1176 WAL against classic KIP-405');
+    expect(h).toMatch(/cross-zone bytes 7\.6\d? MiB → 18\.3 KiB \(\u221299\.8 %\)/);
+    expect(h).toContain('fast-store requests 0 → 152');
+    expect(h).toContain('all object-store requests 332 → 484');
+  });
+
+  test('table rows: whole run, difference and the figures at the cursor', () => {
+    const side = resolveSide(s, 'wal');
+    const rows = tableRows(a, b, side.points[0], side.end);
+    const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+    expect(byId.crossZone.diff).toBe('\u221299.8 %');
+    expect(byId.walRequests).toMatchObject({ a: '0', b: '152', diff: '+152', atA: '0', atB: '152' });
+    expect(byId.tieredRequests).toMatchObject({ a: '332', b: '332', diff: 'same' });
+    expect(byId.acksAllP50).toMatchObject({ a: '6 ms', b: '32 ms' });
+    expect(rows.map((r) => r.id)).toEqual(['catchUp', 'bytesFromLeader', 'crossZone', 'tieredRequests', 'walRequests', 'cost', 'costMonth', 'acksAllP50', 'remoteReads']);
+  });
+});
+
+describe('chart layouts', () => {
+  const box = { width: 300, height: 130, margin: { top: 10, right: 8, bottom: 18, left: 50 } };
+  const a = [{ atMs: 0, value: 0 }, { atMs: 500, value: 4 * 1048576 }, { atMs: 1000, value: 8 * 1048576 }];
+  const b = [{ atMs: 0, value: 0 }, { atMs: 500, value: 9000 }, { atMs: 1000, value: 18000 }];
+
+  test('two step paths in the plot area, round ticks in MiB, the cursor and its dots', () => {
+    const l = lineChartLayout([a, b], 1000, 500, [4 * 1048576, 9000], ['classic', 'WAL'], 'bytes', box);
+    expect(l.paths[0]).toMatch(/^M/);
+    expect(l.paths[1]).toMatch(/^M/);
+    expect(l.yTicks.map((t) => t.label)).toEqual(['0', '2 MiB', '4 MiB', '6 MiB', '8 MiB']);
+    expect(l.cursorX).toBeCloseTo((50 + 292) / 2, 5);
+    expect(l.dots[0].y).toBeLessThan(l.dots[1].y);
+    for (const d of l.dots) expect(d.y).toBeLessThanOrEqual(l.y0);
+    // The two end labels do not overlap.
+    expect(Math.abs(l.ends[0].y - l.ends[1].y)).toBeGreaterThanOrEqual(11);
+  });
+
+  test('bars from a common base; a missing value draws no bar and says so', () => {
+    const bars = barChartLayout([2, null], ['classic', 'WAL'], 'ms', box, 'never');
+    expect(bars[0].y).toBeLessThan(bars[0].base);
+    expect(bars[0].value).toBe('2 ms');
+    expect(bars[1]).toMatchObject({ y: bars[1].base, value: 'never', missing: true });
+    expect(bars[1].x).toBeGreaterThan(bars[0].x + bars[0].width);
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * Layout of the side-by-side view's small charts, as d3 modules do it: scales, ticks and
+ * path strings from data, no DOM. Svelte draws what these return (web/compare/LineChart.svelte,
+ * BarChart.svelte). A line chart holds the two designs' cumulative figures over simulated
+ * time (told apart by dash pattern and label, not only colour); a bar chart holds one
+ * whole-run figure per design.
+ */
+import { curveStepAfter, line, scaleBand, scaleLinear } from 'd3';
+import type { Sample } from '../../core/sim/compare-timeline.js';
+import { formatUsd } from '../lib/format.js';
+
+export type ValueKind = 'bytes' | 'count' | 'usd' | 'ms';
+
+export interface ChartBox {
+  width: number;
+  height: number;
+  margin: { top: number; right: number; bottom: number; left: number };
+}
+
+export const DASH: readonly [string, string] = ['none', '5 3'];
+
+export interface Tick {
+  at: number;
+  label: string;
+}
+
+export interface LineChartLayout {
+  paths: [string, string];
+  xTicks: Tick[];
+  yTicks: Tick[];
+  /** Plot area in SVG units. */
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  cursorX: number;
+  /** The value of each line at the cursor, placed. */
+  dots: Array<{ x: number; y: number }>;
+  /** Short names at the lines' ends, moved apart so they do not overlap. */
+  ends: Array<{ x: number; y: number; label: string }>;
+}
+
+/** Bytes in the unit of the largest value, so ticks land on round numbers of that unit. */
+function byteUnit(max: number): { div: number; suffix: string } {
+  if (max >= 1024 * 1024) return { div: 1024 * 1024, suffix: 'MiB' };
+  if (max >= 1024) return { div: 1024, suffix: 'KiB' };
+  return { div: 1, suffix: 'B' };
+}
+
+export function tickFormat(kind: ValueKind, max: number): (v: number) => string {
+  if (kind === 'bytes') {
+    const u = byteUnit(max);
+    return (v) => (v === 0 ? '0' : `${+(v / u.div).toFixed(2)} ${u.suffix}`);
+  }
+  if (kind === 'usd') return (v) => (v === 0 ? '$0' : formatUsd(v));
+  if (kind === 'ms') return (v) => `${v} ms`;
+  return (v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${v}`);
+}
+
+/** Nice y ticks in the display unit (bytes scale by their unit so 1, 2, 4 MiB come out round). */
+function yScaleFor(kind: ValueKind, max: number, y0: number, y1: number) {
+  const u = kind === 'bytes' ? byteUnit(max).div : 1;
+  const top = Math.max(max / u, kind === 'count' ? 1 : kind === 'usd' ? 1e-6 : 1);
+  const inUnit = scaleLinear().domain([0, top]).range([y0, y1]).nice(4);
+  const domain = inUnit.domain();
+  const y = scaleLinear().domain([domain[0] * u, domain[1] * u]).range([y0, y1]);
+  const ticks = inUnit.ticks(3).map((t) => t * u);
+  return { y, ticks };
+}
+
+/**
+ * The two designs' cumulative series over [0, endMs], with a vertical cursor at `cursorMs`
+ * and each line's value there (`atCursor`).
+ */
+export function lineChartLayout(
+  series: readonly [readonly Sample[], readonly Sample[]],
+  endMs: number,
+  cursorMs: number,
+  atCursor: readonly [number, number],
+  names: readonly [string, string],
+  kind: ValueKind,
+  box: ChartBox,
+): LineChartLayout {
+  const { width, height, margin } = box;
+  const x0 = margin.left;
+  const x1 = Math.max(x0 + 10, width - margin.right);
+  const y0 = height - margin.bottom;
+  const y1 = margin.top;
+  const x = scaleLinear().domain([0, Math.max(1, endMs)]).range([x0, x1]);
+  let max = 0;
+  for (const s of series) for (const p of s) max = Math.max(max, p.value);
+  const { y, ticks } = yScaleFor(kind, max, y0, y1);
+  const path = line<Sample>()
+    .x((p) => x(p.atMs))
+    .y((p) => y(p.value))
+    .curve(curveStepAfter);
+  const fmt = tickFormat(kind, max);
+  const xt = x.ticks(4);
+  const cx = x(Math.min(Math.max(0, cursorMs), endMs));
+  // End labels: the higher line's label above its end, the other below when they would collide.
+  const endsRaw = series.map((s, i) => ({ x: x1, y: y(s.length ? s[s.length - 1].value : 0), label: names[i] }));
+  const ends = endsRaw.map((e) => ({ ...e, y: e.y - 4 }));
+  if (Math.abs(ends[0].y - ends[1].y) < 11) {
+    const [hi, lo] = ends[0].y <= ends[1].y ? [ends[0], ends[1]] : [ends[1], ends[0]];
+    lo.y = Math.min(y0 - 2, hi.y + 12);
+    if (lo.y - hi.y < 11) hi.y = lo.y - 12;
+  }
+  return {
+    paths: [path(series[0] as Sample[]) ?? '', path(series[1] as Sample[]) ?? ''],
+    xTicks: xt.map((t) => ({ at: x(t), label: t >= 1000 ? `${+(t / 1000).toFixed(1)} s` : `${t} ms` })),
+    yTicks: ticks.map((t) => ({ at: y(t), label: fmt(t) })),
+    x0,
+    x1,
+    y0,
+    y1,
+    cursorX: cx,
+    dots: atCursor.map((v) => ({ x: cx, y: y(v) })),
+    ends,
+  };
+}
+
+export interface BarLayout {
+  x: number;
+  width: number;
+  /** Top of the bar; equals `base` for zero or a missing value. */
+  y: number;
+  base: number;
+  label: string;
+  value: string;
+  missing: boolean;
+}
+
+/** Two bars, one per design, from 0; a missing value (null) draws no bar and says so. */
+export function barChartLayout(values: readonly [number | null, number | null], names: readonly [string, string], kind: ValueKind, box: ChartBox, missing = 'none'): BarLayout[] {
+  const { width, height, margin } = box;
+  const band = scaleBand<number>().domain([0, 1]).range([margin.left, width - margin.right]).paddingInner(0.35).paddingOuter(0.25);
+  const max = Math.max(0, ...values.map((v) => v ?? 0));
+  const base = height - margin.bottom;
+  const y = scaleLinear().domain([0, max > 0 ? max : 1]).range([base, margin.top + 12]);
+  const fmt = kind === 'ms' ? (v: number) => `${v} ms` : kind === 'usd' ? formatUsd : (v: number) => v.toLocaleString('en-US');
+  return values.map((v, i) => ({
+    x: band(i) ?? 0,
+    width: band.bandwidth(),
+    y: v === null ? base : y(v),
+    base,
+    label: names[i],
+    value: v === null ? missing : fmt(v),
+    missing: v === null,
+  }));
+}

@@ -1,0 +1,149 @@
+/**
+ * Words and numbers of the side-by-side view: the designs' names, the metrics table's
+ * rows (whole run from `compare()`'s rows, and at the cursor), the differences ("−99.8 %")
+ * and the one-line headline. Pure, so the tests read the same text the page shows.
+ */
+import type { CompareRow, Mode } from '../../core/sim/compare.js';
+import type { SidePoint } from '../../core/sim/compare-timeline.js';
+import type { Scenario } from '../../core/scenario/types.js';
+import { formatBytes, formatUsd } from '../lib/format.js';
+
+export const MODE_LABEL: Record<Mode, string> = {
+  classic: 'classic KIP-405',
+  kip1023: 'KIP-1023',
+  wal: 'KIP-1176 WAL',
+};
+
+/** The short name on a chart line. */
+export const MODE_SHORT: Record<Mode, string> = { classic: 'classic', kip1023: 'KIP-1023', wal: 'WAL' };
+
+/** What each design switches (core/sim/compare.ts scenarioForMode). */
+export const MODE_DETAIL: Record<Mode, string> = {
+  classic: 'follower.fetch.last.tiered.offset.enable off, wal.enable off',
+  kip1023: 'follower.fetch.last.tiered.offset.enable on, wal.enable off',
+  wal: 'wal.enable on for every topic (KIP-1023 as the scenario sets it)',
+};
+
+const MINUS = '\u2212';
+
+/**
+ * How `b` differs from `a`: a percentage (one decimal) while it stays below double, a
+ * factor (×5.3) above, the plain amount when `a` is 0 (nothing to take a percentage of),
+ * "same" when equal, "—" when either is missing.
+ */
+export function difference(a: number | null, b: number | null, plain: (n: number) => string = String): string {
+  if (a === null || b === null) return '—';
+  if (a === b) return 'same';
+  if (a === 0) return `${b > 0 ? '+' : MINUS}${plain(Math.abs(b))}`;
+  if (b >= 2 * a && a > 0) {
+    const f = b / a;
+    return `×${f >= 10 ? Math.round(f) : f.toFixed(1)}`;
+  }
+  const pct = ((b - a) / Math.abs(a)) * 100;
+  const text = Math.abs(pct).toFixed(1);
+  if (text === '0.0') return b > a ? '+<0.1 %' : `${MINUS}<0.1 %`;
+  return `${pct < 0 ? MINUS : '+'}${text} %`;
+}
+
+export type RowId = 'catchUp' | 'bytesFromLeader' | 'crossZone' | 'tieredRequests' | 'walRequests' | 'cost' | 'costMonth' | 'acksAllP50' | 'remoteReads';
+
+export interface TableRow {
+  id: RowId;
+  label: string;
+  /** Whole run: the two designs and how the second differs from the first. */
+  a: string;
+  b: string;
+  diff: string;
+  /** At the cursor. */
+  atA: string;
+  atB: string;
+}
+
+const ms = (v: number | null) => (v === null ? '—' : `${v} ms`);
+const count = (n: number) => n.toLocaleString('en-US');
+
+interface RowDef {
+  id: RowId;
+  label: string;
+  final: (r: CompareRow) => number | null;
+  now: (p: SidePoint) => number | null;
+  fmt: (n: number | null) => string;
+  /** Text of the whole-run cell when it says more than the number (remote reads with bytes). */
+  finalText?: (r: CompareRow) => string;
+}
+
+const ROWS: RowDef[] = [
+  { id: 'catchUp', label: 'new follower caught up after', final: (r) => r.catchUpMs, now: (p) => p.catchUpMs, fmt: ms },
+  { id: 'bytesFromLeader', label: 'bytes fetched from the leader', final: (r) => r.bytesFromLeader, now: (p) => p.bytesFromLeader, fmt: (n) => (n === null ? '—' : formatBytes(n)) },
+  { id: 'crossZone', label: 'cross-zone bytes', final: (r) => r.crossZoneBytes, now: (p) => p.crossZoneBytes, fmt: (n) => (n === null ? 'n/a' : formatBytes(n)) },
+  { id: 'tieredRequests', label: 'object-store requests: tiered', final: (r) => r.objectStore.requests - r.objectStore.walRequests, now: (p) => p.tieredRequests, fmt: (n) => (n === null ? '—' : count(n)) },
+  { id: 'walRequests', label: 'object-store requests: fast store (WAL)', final: (r) => r.objectStore.walRequests, now: (p) => p.walRequests, fmt: (n) => (n === null ? '—' : count(n)) },
+  { id: 'cost', label: 'cost of the run', final: (r) => r.costUsd?.run ?? null, now: (p) => p.costUsd, fmt: (n) => (n === null ? 'n/a' : formatUsd(n)) },
+  { id: 'costMonth', label: 'cost per month at this rate', final: (r) => r.costUsd?.month ?? null, now: (p) => p.costUsdMonth, fmt: (n) => (n === null ? 'n/a' : formatUsd(n)) },
+  { id: 'acksAllP50', label: 'acks=all latency p50', final: (r) => r.produce.acksAll.p50, now: (p) => p.acksAllP50, fmt: ms },
+  {
+    id: 'remoteReads',
+    label: 'remote reads after a failover',
+    final: (r) => r.remoteReadsAfterFailover.count,
+    now: (p) => p.remoteReadsAfterFailover,
+    fmt: (n) => (n === null ? '—' : count(n)),
+    finalText: (r) => (r.remoteReadsAfterFailover.count === 0 ? '0' : `${count(r.remoteReadsAfterFailover.count)} (${formatBytes(r.remoteReadsAfterFailover.bytes)})`),
+  },
+];
+
+/** The metrics table: whole-run figures of both designs with the difference, and the figures at the cursor. */
+export function tableRows(a: CompareRow, b: CompareRow, atA: SidePoint, atB: SidePoint): TableRow[] {
+  return ROWS.map((d) => {
+    const fa = d.final(a);
+    const fb = d.final(b);
+    return {
+      id: d.id,
+      label: d.label,
+      a: d.finalText ? d.finalText(a) : d.fmt(fa),
+      b: d.finalText ? d.finalText(b) : d.fmt(fb),
+      diff: difference(fa, fb, (n) => d.fmt(n)),
+      atA: d.fmt(d.now(atA)),
+      atB: d.fmt(d.now(atB)),
+    };
+  });
+}
+
+/**
+ * One line that says what the second design buys and what it costs against the first. With
+ * KIP-1176 on one side: cross-zone bytes, fast-store requests, the month's cost and the
+ * acks=all latency; otherwise catch-up, bytes from the leader and remote reads after a
+ * failover.
+ */
+export function headline(a: CompareRow, b: CompareRow): string {
+  const name = `${MODE_LABEL[b.mode]} against ${MODE_LABEL[a.mode]}`;
+  const arrow = (x: string, y: string) => `${x} → ${y}`;
+  const bytes = (n: number | null) => (n === null ? 'n/a' : formatBytes(n));
+  const parts: string[] = [];
+  if (a.mode === 'wal' || b.mode === 'wal') {
+    parts.push(`cross-zone bytes ${arrow(bytes(a.crossZoneBytes), bytes(b.crossZoneBytes))} (${difference(a.crossZoneBytes, b.crossZoneBytes, formatBytes)})`);
+    parts.push(`fast-store requests ${arrow(count(a.objectStore.walRequests), count(b.objectStore.walRequests))}`);
+    parts.push(`all object-store requests ${arrow(count(a.objectStore.requests), count(b.objectStore.requests))}`);
+    if (a.costUsd && b.costUsd) parts.push(`cost per month ${arrow(formatUsd(a.costUsd.month), formatUsd(b.costUsd.month))}`);
+    if (a.produce.acksAll.p50 !== null && b.produce.acksAll.p50 !== null) parts.push(`acks=all p50 ${arrow(ms(a.produce.acksAll.p50), ms(b.produce.acksAll.p50))}`);
+  } else {
+    parts.push(`new follower caught up after ${arrow(ms(a.catchUpMs), ms(b.catchUpMs))}`);
+    parts.push(`bytes from the leader ${arrow(bytes(a.bytesFromLeader), bytes(b.bytesFromLeader))} (${difference(a.bytesFromLeader, b.bytesFromLeader, formatBytes)})`);
+    parts.push(`remote reads after a failover ${arrow(count(a.remoteReadsAfterFailover.count), count(b.remoteReadsAfterFailover.count))}`);
+  }
+  return `${name}: ${parts.join(' · ')}`;
+}
+
+/**
+ * True when the scenario file already runs in `mode` (its switches are the mode's and no
+ * timeline event turns them), so the walkthrough of the file shows the same steps.
+ */
+export function runsAsWritten(s: Scenario, mode: Mode): boolean {
+  const switches = ['follower.fetch.last.tiered.offset.enable', 'wal.enable'];
+  if (s.timeline.some((e) => e.action.kind === 'setConfig' && Object.keys(e.action.values).some((k) => switches.includes(k)))) return false;
+  const walAll = s.topics.every((t) => (t.config as Record<string, unknown>)['wal.enable'] === true);
+  const walNone = s.topics.every((t) => (t.config as Record<string, unknown>)['wal.enable'] !== true);
+  const flag = (s.config as Record<string, unknown>)['follower.fetch.last.tiered.offset.enable'] === true;
+  if (mode === 'wal') return walAll;
+  if (mode === 'kip1023') return walNone && flag;
+  return walNone && !flag;
+}
