@@ -17,7 +17,9 @@ import { explore } from '../explore.js';
 import { FAULT_KINDS, type FaultKind } from '../../core/check/faults.js';
 import { KNOWN_FINDINGS } from '../../core/check/findings.js';
 import { toScenarioFile } from '../../core/scenario/serialize.js';
-import { encodeUrlState } from '../../web/lib/url.js';
+import { encodeUrlState, type UrlState } from '../../web/lib/url.js';
+import { CHAPTERS, findChapter, type Chapter } from '../../core/report/chapters.js';
+import { REPORT_FORMATS, type ReportFormat, buildReport, renderReport } from '../../core/report/report.js';
 import { FsObjectStore } from '../stores/fs-store.js';
 import { S3ObjectStore } from '../stores/s3-store.js';
 
@@ -38,6 +40,8 @@ Commands:
   explore         swarm: many seeds with random fault schedules, on every core
   list            list the bundled scenarios
   validate FILE   check a scenario file without running it
+  report FILE     a design-review document of a scenario or a guided chapter:
+                  Markdown, a Mermaid sequence diagram, SVG, or JSON
 
 Run 'npm run sim -- <command> --help' for a command's options.
 Scenario format: docs/scenario-format.md. Exit codes: 0 ok, 2 bad input,
@@ -96,6 +100,38 @@ run as explore-failures/NAME-seed-N.json, and prints the invariant, a run comman
 walkthrough URL that replay it. Known findings (Kafka behaviour the model reproduces, see
 conformance/finding-*.yaml) are counted, not failures.
 Exit codes: 0 no new violation, 2 bad input, 129 a violation was found.`,
+  report: `Usage: npm run sim -- report FILE [--format md|mermaid|svg|json] [options]
+
+Runs a scenario, or a guided chapter's scenario, and prints one document:
+  md        Markdown for a KIP discussion or design doc (default): the setup, the
+            configs that matter, what happens step by step in the model's narration
+            (a chapter's stops, or the run's key events), the run's figures, the same
+            workload as classic / kip1023 / wal side by side, invariants, and the
+            commands that reproduce it
+  mermaid   a Mermaid sequenceDiagram of the requests, object-store operations and
+            state changes (repeated long-poll fetches left out)
+  svg       a standalone SVG: each replica's offset lanes and the remote tier, and a
+            compact sequence diagram of the key events
+  json      the JSON of 'run --json' plus "chapter" and "comparison"
+
+FILE is a scenario file, a bundled scenario name, or a chapter id (a chapter id wins
+over a bundled scenario of the same name; give the path, e.g.
+scenarios/kip1023-bootstrap.yaml, for the scenario alone). Chapters:
+${CHAPTERS.map((c) => `  ${c.id}`).join('\n')}
+
+Options:
+  --format F           md (default), mermaid, svg or json
+  --chapter ID         report this chapter's stops (FILE may then be left out)
+  --modes LIST         modes of the comparison (default classic,kip1023,wal)
+  --seed N             override the scenario's seed
+  --from N, --to N     visible steps covered (as numbered in the walkthrough; a
+                       chapter defaults to its stops); the SVG's lanes show step --to
+  --max-messages N     the most messages of the sequence diagrams (default 200)
+  --out PATH           write the document to PATH instead of stdout
+  --help               this text
+
+Exit codes: 0 ok, 2 bad input (unknown format or chapter, bad file), 129 an invariant
+was violated in the run (the document is still written).`,
   list: `Usage: npm run sim -- list [--json]
 
 Lists the bundled scenarios in scenarios/ with their descriptions.`,
@@ -133,12 +169,22 @@ interface Flags {
   scenario?: string;
   faults?: FaultKind[];
   workers?: number;
+  format?: ReportFormat;
+  chapter?: string;
+  out?: string;
+  fromStep?: number;
+  toStep?: number;
+  maxMessages?: number;
 }
 
-function parseFlags(args: string[]): Flags {
+/** Options only `report` takes: elsewhere they stay unknown options, as before. */
+const REPORT_ONLY = new Set(['--format', '--chapter', '--out', '--from', '--to', '--max-messages']);
+
+function parseFlags(args: string[], command?: string): Flags {
   const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model' };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
+    if (command !== 'report' && REPORT_ONLY.has(a)) throw new UsageError(`unknown option ${a}`);
     const value = (): string => {
       const v = args[++i];
       if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
@@ -218,6 +264,32 @@ function parseFlags(args: string[]): Flags {
       case '--s3-endpoint':
         f.s3Endpoint = value();
         break;
+      case '--format': {
+        const v = value();
+        if (!(REPORT_FORMATS as readonly string[]).includes(v)) throw new UsageError(`--format expects ${REPORT_FORMATS.join(', ')}, got "${v}"`);
+        f.format = v as ReportFormat;
+        break;
+      }
+      case '--chapter':
+        f.chapter = value();
+        break;
+      case '--out':
+        f.out = value();
+        break;
+      case '--from':
+      case '--to': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) > 1_000_000_000) throw new UsageError(`${a} expects a step number from 0, got "${v}"`);
+        if (a === '--from') f.fromStep = Number(v);
+        else f.toStep = Number(v);
+        break;
+      }
+      case '--max-messages': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new UsageError(`--max-messages expects a whole number from 1, got "${v}"`);
+        f.maxMessages = Number(v);
+        break;
+      }
       case '--force-path-style':
         f.forcePathStyle = true;
         break;
@@ -478,11 +550,84 @@ async function cmdExplore(flags: Flags, io: Io): Promise<number> {
   return f === null ? EXIT.ok : EXIT.violation;
 }
 
+/** The bundled scenario a path names (file name without extension), or null for a file of the user's. */
+function bundledName(path: string): string | null {
+  const abs = resolve(path);
+  if (dirname(abs) !== SCENARIO_DIR || !existsSync(abs)) return null;
+  return basename(abs).replace(/\.(ya?ml|json)$/, '');
+}
+
+function cmdReport(flags: Flags, io: Io): number {
+  if (flags.help) return io.out(HELP.report), EXIT.ok;
+  if (flags.positional.length > 1) throw new UsageError('report takes one FILE (a scenario file, a bundled scenario or a chapter id)');
+  if (flags.store !== 'memory') throw new UsageError('report runs in memory only (no --store)');
+  if (flags.fromStep !== undefined && flags.toStep !== undefined && flags.fromStep > flags.toStep) throw new UsageError(`--from ${flags.fromStep} is after --to ${flags.toStep}`);
+  const format: ReportFormat = flags.format ?? (flags.json ? 'json' : 'md');
+  let chapter: Chapter | undefined;
+  if (flags.chapter !== undefined) {
+    chapter = findChapter(flags.chapter);
+    if (chapter === undefined) {
+      io.err(`report: no chapter "${flags.chapter}"; the chapters are ${CHAPTERS.map((c) => c.id).join(', ')}`);
+      return EXIT.badInput;
+    }
+  }
+  let file = flags.positional[0];
+  if (file === undefined) {
+    if (chapter === undefined) throw new UsageError('report needs a FILE or --chapter ID');
+    file = chapter.scenario;
+  } else if (chapter === undefined && !existsSync(file) && findChapter(file) !== undefined) {
+    // A chapter id names its scenario and its stops; a file of that name on disk wins.
+    chapter = findChapter(file)!;
+    file = chapter.scenario;
+  }
+  const loaded = loadScenario(file);
+  if (!loaded.ok) return printProblems(io, file, loaded.problems, false), EXIT.badInput;
+  const path = resolveScenarioPath(file);
+  const bundled = bundledName(path);
+  const seed = flags.seed ?? loaded.scenario.seed;
+  const url: UrlState = bundled !== null ? { scenario: bundled, seed, actions: [] } : { source: readFileSync(path, 'utf8'), seed, actions: [] };
+  if (chapter !== undefined && bundled === chapter.scenario) url.chapter = chapter.id;
+  else if (flags.toStep !== undefined) url.step = flags.toStep;
+  const wantsComparison = format === 'md' || format === 'json';
+  const report = buildReport(loaded.scenario, {
+    seed,
+    ...(chapter !== undefined ? { chapter } : {}),
+    modes: wantsComparison ? (flags.modes ?? MODES) : [],
+    ...(flags.fromStep !== undefined ? { fromStep: flags.fromStep } : {}),
+    ...(flags.toStep !== undefined ? { toStep: flags.toStep } : {}),
+    ...(flags.maxMessages !== undefined ? { maxMessages: flags.maxMessages } : {}),
+    ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
+    scenarioRef: bundled ?? file,
+    walkthroughUrl: `http://localhost:5173/?${encodeUrlState(url)}`,
+  });
+  if (report.chapter !== null && report.chapter.missing.length > 0) {
+    io.err(`report: ${report.chapter.missing.length} stop${report.chapter.missing.length === 1 ? '' : 's'} of chapter ${report.chapter.chapter.id} not reached in this run: ${report.chapter.missing.join('; ')}`);
+  }
+  const text = renderReport(report, format);
+  if (flags.out !== undefined) {
+    try {
+      writeFileSync(flags.out, text);
+    } catch (e) {
+      io.err(`report: cannot write ${flags.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      return EXIT.badInput;
+    }
+    if (process.stderr.isTTY === true) process.stderr.write(`wrote ${flags.out} (${format}, ${text.length} characters)\n`);
+  } else {
+    io.out(text.replace(/\n$/, ''));
+  }
+  return report.run.violations.length > 0 ? EXIT.violation : EXIT.ok;
+}
+
 function cmdList(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.list), EXIT.ok;
   const list = listScenarios();
   if (flags.json) io.out(JSON.stringify(list, null, 2));
-  else for (const s of list) io.out(`${s.file}\n    ${s.name}: ${s.description.trim().replace(/\s+/g, ' ')}`);
+  else {
+    for (const s of list) io.out(`${s.file}\n    ${s.name}: ${s.description.trim().replace(/\s+/g, ' ')}`);
+    io.out('');
+    io.out("Guided chapters (npm run sim -- report ID, or ?chapter=ID in the walkthrough):");
+    for (const c of CHAPTERS) io.out(`${c.id}\n    ${c.title} (scenario ${c.scenario})`);
+  }
   return EXIT.ok;
 }
 
@@ -504,7 +649,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.out(HELP.main);
       return command === undefined ? EXIT.badInput : EXIT.ok;
     }
-    const flags = parseFlags(rest);
+    const flags = parseFlags(rest, command);
     switch (command) {
       case 'run':
         return await cmdRun(flags, io);
@@ -518,8 +663,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         return cmdList(flags, io);
       case 'validate':
         return cmdValidate(flags, io);
+      case 'report':
+        return cmdReport(flags, io);
       default:
-        throw new UsageError(`unknown command "${command}"; expected run, compare, conformance, explore, list or validate`);
+        throw new UsageError(`unknown command "${command}"; expected run, compare, conformance, explore, list, validate or report`);
     }
   } catch (e) {
     if (e instanceof UsageError) {

@@ -1,0 +1,353 @@
+/**
+ * The Markdown report: a document a reviewer pastes as is into a KIP discussion or a
+ * design doc. It says what the scenario sets up, the configs that matter, what happens
+ * step by step in the model's own narration (a chapter's stops, or the run's key events),
+ * the run's figures, the same workload in each design side by side, the invariants, and
+ * how to reproduce it. Valid GFM (pipes escaped in tables), no dates, so the same command
+ * prints the same document.
+ *
+ * Leaves out the full trace (the JSON format has it) and pictures (the Mermaid and SVG
+ * formats draw them).
+ */
+import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
+import { INVARIANTS } from '../check/invariants.js';
+import type { CompareRow, LatencyFigures, Mode } from '../sim/compare.js';
+import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
+import { CHAPTERS } from './chapters.js';
+import type { Report } from './report.js';
+
+// ---------------------------------------------------------------------------------
+// Markdown text
+
+/**
+ * Kafka identifiers shown as code: error and state names (`OFFSET_OUT_OF_RANGE`), dotted
+ * config names, internal topics, object keys, method calls (`truncateFullyAndStartAt(150)`).
+ */
+const CODE = /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z][a-z0-9]*(?:\.[a-z0-9]+){2,}\b|(?<![\w])__[a-z][a-z_]*|[\w.-]+\/[\w.-]+\.[A-Za-z_]+\b|\b[a-z]+[A-Z][A-Za-z]*\([^()\s]*\))/g;
+
+/** Prose outside code: the characters GFM would read as markup, escaped. */
+function escapeProse(s: string): string {
+  return s
+    .replace(/([\\`*~])/g, '\\$1')
+    .replace(/(^|[^A-Za-z0-9])_/g, '$1\\_')
+    .replace(/<(?=[A-Za-z/!?])/g, '&lt;')
+    .replace(/&(?=#?\w+;)/g, '&amp;');
+}
+
+/** Inline Markdown for a line of model text: identifiers as code, the rest escaped, one line. */
+export function mdInline(text: string): string {
+  const s = text.replace(/\s+/g, ' ').trim();
+  let out = '';
+  let at = 0;
+  for (const m of s.matchAll(CODE)) {
+    out += escapeProse(s.slice(at, m.index));
+    out += '`' + m[0] + '`';
+    at = m.index + m[0].length;
+  }
+  out += escapeProse(s.slice(at));
+  return out;
+}
+
+/** A paragraph of prose: inline, and a first character that would start a block escaped. */
+function mdParagraph(text: string): string {
+  const s = mdInline(text);
+  return s.replace(/^([#>+=-]|\d+[.)])/, '\\$1');
+}
+
+/** A table cell: one line, pipes escaped (GFM needs that inside code spans too). */
+export function mdCell(s: string): string {
+  return s.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
+}
+
+export function mdTable(header: string[], rows: string[][], align?: Array<'left' | 'right'>): string {
+  const line = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
+  const rule = `| ${header.map((_, i) => ((align?.[i] ?? 'left') === 'right' ? '---:' : '---')).join(' | ')} |`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+const code = (s: string) => '`' + s + '`';
+
+// ---------------------------------------------------------------------------------
+// Figures (the same wording as `compare`)
+
+export function fmtBytes(n: number | null): string {
+  if (n === null) return 'n/a';
+  if (n >= 1048576) return `${(n / 1048576).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} B`;
+}
+
+const fmtMs = (n: number | null): string => (n === null ? '-' : `${n} ms`);
+const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${l.p99} ms`);
+
+export function fmtUsd(n: number): string {
+  if (n === 0) return '$0';
+  if (n >= 100) return `$${n.toFixed(0)}`;
+  if (n >= 1) return `$${n.toFixed(2)}`;
+  // Two significant digits for small sums: $0.0017, $0.000012.
+  return `$${n.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(n)))))}`;
+}
+
+/** The rows of both tables: label and value of a compare row. */
+const FIGURES: Array<[string, (x: CompareRow) => string]> = [
+  ['New follower caught up after', (x) => fmtMs(x.catchUpMs)],
+  ['Bytes fetched from the leader', (x) => fmtBytes(x.bytesFromLeader)],
+  ['Cross-zone bytes', (x) => fmtBytes(x.crossZoneBytes)],
+  ['Object-store requests (of which WAL)', (x) => `${x.objectStore.requests} (${x.objectStore.walRequests})`],
+  ['Object-store bytes (of which WAL)', (x) => `${fmtBytes(x.objectStore.bytes)} (${fmtBytes(x.objectStore.walBytes)})`],
+  ['Produce latency acks=1, p50 / p99', (x) => fmtLat(x.produce.acks1)],
+  ['Produce latency acks=all, p50 / p99', (x) => fmtLat(x.produce.acksAll)],
+  ['Remote reads after a failover', (x) => (x.remoteReadsAfterFailover.count === 0 ? '0' : `${x.remoteReadsAfterFailover.count} (${fmtBytes(x.remoteReadsAfterFailover.bytes)})`)],
+  ['WAL metadata records', (x) => String(x.walMetadataRecords)],
+  ['Cost of the run', (x) => (x.costUsd ? fmtUsd(x.costUsd.run) : 'n/a')],
+  ['Cost per month at this rate', (x) => (x.costUsd ? fmtUsd(x.costUsd.month) : 'n/a')],
+  ['Invariant violations', (x) => String(x.violations)],
+];
+
+const MODE_TITLES: Record<Mode, string> = {
+  classic: 'classic (KIP-405)',
+  kip1023: 'kip1023 (KIP-1023)',
+  wal: 'wal (KIP-1176)',
+};
+
+const MODE_MEANING: Record<Mode, string> = {
+  classic: 'KIP-405 only: `follower.fetch.last.tiered.offset.enable` and `wal.enable` off',
+  kip1023: '`follower.fetch.last.tiered.offset.enable` on, `wal.enable` off',
+  wal: 'KIP-1176: `wal.enable` on for every topic (the model\'s reconstruction of a withdrawn KIP; `wal.*` are the model\'s names)',
+};
+
+// ---------------------------------------------------------------------------------
+// Sections
+
+function initialOffsets(p: InitialPartitionState): string {
+  const segs = p.segments;
+  const lso = segs[0].baseOffset;
+  const local = segs.find((s) => s.tier !== 'remote');
+  const llso = local ? local.baseOffset : segs[segs.length - 1].endOffset + 1;
+  const leo = segs[segs.length - 1].endOffset + 1;
+  const uploaded = segs.filter((s) => s.tier !== 'local');
+  const ry = p.highestOffsetInRemoteStorage ?? (uploaded.length > 0 ? uploaded[uploaded.length - 1].endOffset : -1);
+  const tier = { remote: 'remote only', both: 'local and remote', local: 'local only' } as const;
+  const list = segs.map((s) => `[${s.baseOffset}, ${s.endOffset}] ${tier[s.tier]}`).join(', ');
+  return `segments ${list}; Log-Start-Offset ${lso}, Local-Log-Start-Offset ${llso}, Log-End-Offset ${leo}, highest offset in remote storage ${ry}${ry === -1 && p.highestOffsetInRemoteStorage === -1 ? ' (not known to the leader yet)' : ''}; leader epoch ${p.leaderEpoch}`;
+}
+
+function actionText(a: TimelineAction): string {
+  switch (a.kind) {
+    case 'addReplica':
+      return `broker ${a.broker} joins ${a.topic}-${a.partition} as an empty replica`;
+    case 'produce':
+      return `produce ${a.records} records to ${a.topic}-${a.partition}, acks=${a.acks}${a.everyMs !== undefined ? `, every ${a.everyMs} ms${a.untilMs !== undefined ? ` until t=${a.untilMs}ms` : ''}` : ''}`;
+    case 'consume':
+      return `a consumer reads ${a.records} records of ${a.topic}-${a.partition} from offset ${a.fromOffset}${a.broker !== undefined ? ` on broker ${a.broker}` : ''}`;
+    case 'crash':
+      return `broker ${a.broker} crashes`;
+    case 'restart':
+      return `broker ${a.broker} restarts`;
+    case 'electLeader':
+      return `broker ${a.broker} is elected leader of ${a.topic}-${a.partition}`;
+    case 'setConfig':
+      return `set ${Object.entries(a.values).map(([k, v]) => `${k} = ${String(v)}`).join(', ')}${a.topic ? ` on topic ${a.topic}` : ''}`;
+    case 'objectStore': {
+      const which = a.store === 'wal' ? 'the fast store (WAL)' : a.store === 'tiered' ? 'the tiered store' : 'the object stores';
+      if (a.extraLatencyMs !== undefined) return `${which} ${a.extraLatencyMs > 0 ? `slow down by ${a.extraLatencyMs} ms a request` : 'answer at normal speed again'}`;
+      return `${which} ${a.available ? 'become available again' : 'become unavailable'}`;
+    }
+    case 'isolate':
+      return `broker ${a.broker} is cut off from the other brokers (network partition)`;
+    case 'heal':
+      return `broker ${a.broker}'s network partition ends`;
+  }
+}
+
+function setupSection(r: Report): string[] {
+  const s = r.scenario;
+  const out: string[] = ['## Setup', ''];
+  const zones = (r.run.config.zones as string[] | undefined) ?? [];
+  const distinct = [...new Set(zones)];
+  const zoneText = distinct.length <= 1 ? `all in zone ${distinct[0] ?? 'a'}` : zones.map((z, i) => `broker ${i} in zone ${z}`).join(', ');
+  out.push(`- ${s.brokers} brokers, ${zoneText}.`);
+  for (const t of s.topics) {
+    const reps = t.replicas.map((rs, p) => `${t.name}-${p} on [${rs.join(', ')}], leader ${rs[0]}`).join('; ');
+    out.push(`- Topic ${code(t.name)}: ${t.partitions} partition${t.partitions === 1 ? '' : 's'} (${mdInline(reps)}).`);
+    for (const p of t.initial) {
+      out.push(`- ${code(`${t.name}-${p.partition}`)} at t=0 on the leader: ${mdInline(initialOffsets(p))}. The other replicas start empty.`);
+    }
+  }
+  if (s.timeline.length > 0) {
+    out.push('- Timeline:');
+    for (const e of s.timeline) out.push(`  - ${code(`t=${e.at}ms`)} ${mdInline(actionText(e.action))}`);
+  }
+  out.push(`- The run ends at t=${s.until}ms of simulated time.`);
+  out.push('');
+  return out;
+}
+
+function value(v: unknown): string {
+  return code(String(v));
+}
+
+function configSection(r: Report): string[] {
+  const s: Scenario = r.scenario;
+  const rows: string[][] = [];
+  const changes = new Map<string, string[]>();
+  for (const e of s.timeline) {
+    if (e.action.kind !== 'setConfig') continue;
+    for (const [k, v] of Object.entries(e.action.values)) {
+      const id = `${e.action.topic ?? ''}|${k}`;
+      changes.set(id, [...(changes.get(id) ?? []), `${String(v)} at t=${e.at}ms`]);
+    }
+  }
+  const changed = (topic: string, k: string) => {
+    const list = [...(changes.get(`${topic}|${k}`) ?? []), ...(topic !== '' ? (changes.get(`|${k}`) ?? []) : [])];
+    return list.length > 0 ? `, then ${list.join(', then ')}` : '';
+  };
+  // The KIP-1023 switch always shows: whether it is on is the first question a reviewer asks.
+  for (const [k, spec] of Object.entries(BROKER_CONFIGS)) {
+    const start = (s.config as Record<string, unknown>)[k] ?? spec.default;
+    const then = changed('', k);
+    if (start === spec.default && then === '' && k !== 'follower.fetch.last.tiered.offset.enable') continue;
+    rows.push([code(k), 'broker', value(start) + then, value(spec.default)]);
+  }
+  for (const t of s.topics) {
+    for (const [k, spec] of Object.entries(TOPIC_CONFIGS)) {
+      const start = (t.config as Record<string, unknown>)[k] ?? spec.default;
+      const then = changed(t.name, k);
+      if (start === spec.default && then === '' && k !== 'remote.storage.enable') continue;
+      rows.push([code(k), `topic ${code(t.name)}`, value(start) + then, value(spec.default)]);
+    }
+  }
+  for (const [k, spec] of Object.entries(MODEL_KNOBS)) {
+    const given = (s.model as Record<string, unknown>)[k];
+    if (given === undefined || given === spec.default) continue;
+    rows.push([code(k), 'model knob (not a Kafka config)', value(given), value(spec.default)]);
+  }
+  return [
+    '### Configs that matter',
+    '',
+    mdTable(['Config', 'Applies to', 'Value', 'Default'], rows),
+    '',
+    'Every other config has its default (Kafka\'s, except `remote.log.storage.system.enable`, which the model turns on). The JSON format lists every value used.',
+    '',
+  ];
+}
+
+/** `t=2ms broker 0 -> broker 1: ...` as a list item: the time as code, the rest as inline text. */
+function narrationItem(line: string): string {
+  const m = /^(t=\d+ms) (.*)$/.exec(line);
+  return m ? `${code(m[1])} ${mdInline(m[2])}` : mdInline(line);
+}
+
+function chapterSection(r: Report): string[] {
+  const c = r.chapter!;
+  const out: string[] = ['## What happens', ''];
+  out.push(`The chapter stops at ${c.stops.length} moments of the run (${r.totalSteps} steps in all, numbered as in the walkthrough). Each stop says what to look at; below it is the model's own narration of that step, with the rule it applied.`, '');
+  for (const stop of c.stops) {
+    out.push(`### ${stop.index + 1}. ${mdInline(stop.title)}`, '');
+    out.push(`*Step ${stop.step}, t=${stop.atMs}ms.*`, '');
+    out.push(mdParagraph(stop.text), '');
+    if (stop.lines.length > 0) {
+      out.push('The model narrates:', '');
+      for (const l of stop.lines) out.push(`- ${narrationItem(l)}`);
+      out.push('');
+    }
+  }
+  if (c.missing.length > 0) {
+    out.push(`> **Not reached in this run:** ${c.missing.map(mdInline).join('; ')}. The chapter was written for the scenario's own seed; another seed or a change in the model can move or remove a stop.`, '');
+  }
+  return out;
+}
+
+function eventsSection(r: Report): string[] {
+  const out: string[] = ['## What happens', ''];
+  const whole = r.range.fromStep === 0 && r.range.toStep === r.totalSteps;
+  const where = whole ? `over the whole run (${r.totalSteps} steps)` : `from step ${r.range.fromStep} to step ${r.range.toStep} of ${r.totalSteps}`;
+  out.push(`The model's narration of the key events ${where}, in order. Each kind of event is listed the first time it happens, with how often it happened again; leader, ISR, broker, config and timeline changes are listed every time.`, '');
+  if (r.keyEvents.length === 0) out.push('Nothing is narrated in this range.');
+  r.keyEvents.forEach((ev, i) => {
+    const again = ev.repeats > 0 ? ` *(and ${ev.repeats} more time${ev.repeats === 1 ? '' : 's'}, the last at t=${ev.lastAtMs}ms)*` : '';
+    out.push(`${i + 1}. ${narrationItem(ev.line)} (step ${ev.step})${again}`);
+  });
+  if (r.keyEventsLeftOut > 0) out.push('', `${r.keyEventsLeftOut} more kinds of event are left out; ${code(r.command)} narrates every step.`);
+  out.push('');
+  return out;
+}
+
+function figuresSection(r: Report): string[] {
+  const rows = FIGURES.map(([label, f]) => [label, f(r.thisRun)]);
+  const zone = r.thisRun.crossZone;
+  if (zone) {
+    const kinds = Object.entries(zone).filter(([, v]) => v > 0);
+    if (kinds.length > 0) rows.splice(3, 0, ['Cross-zone bytes by kind', kinds.map(([k, v]) => `${k} ${fmtBytes(v)}`).join(', ')]);
+  }
+  return [
+    '## Figures of this run',
+    '',
+    `Over the whole run, t=0 to t=${r.run.endMs}ms of simulated time.`,
+    '',
+    mdTable(['Figure', 'Value'], rows, ['left', 'right']),
+    '',
+  ];
+}
+
+function comparisonSection(r: Report): string[] {
+  const c = r.comparison;
+  if (c === null) return [];
+  const header = ['', ...c.modes.map((m) => MODE_TITLES[m.mode])];
+  const rows = FIGURES.map(([label, f]) => [label, ...c.modes.map(f)]);
+  return [
+    '## The same workload in each design',
+    '',
+    `The scenario's workload, faults and seed (${c.seed}), run once per mode; only the switches differ, and a timeline event that flips a switch is left out:`,
+    '',
+    ...c.modes.map((m) => `- **${m.mode}**: ${MODE_MEANING[m.mode]}.`),
+    '',
+    mdTable(header, rows, ['left', ...c.modes.map(() => 'right' as const)]),
+    '',
+  ];
+}
+
+function invariantsSection(r: Report): string[] {
+  const out: string[] = ['## Invariants', ''];
+  const v = r.run.violations;
+  if (v.length === 0) {
+    out.push(`All ${INVARIANTS.length} invariants held throughout the run: ${INVARIANTS.map((i) => i.title).join('; ')}.`);
+  } else {
+    out.push(`${v.length} violation${v.length === 1 ? '' : 's'} in this run:`, '');
+    out.push(mdTable(['t', 'Invariant', 'What failed'], v.map((x) => [`${x.atMs} ms`, code(x.invariant), x.message])));
+  }
+  const others = (r.comparison?.modes ?? []).filter((m) => m.violations > 0);
+  if (others.length > 0) out.push('', `In the comparison, ${others.map((m) => `${m.mode} had ${m.violations}`).join(', ')}; run ${code(`npm run sim -- compare ${r.scenarioRef} --seed ${r.seed} --json`)} for the details.`);
+  out.push('');
+  return out;
+}
+
+function footer(r: Report): string[] {
+  const out = [
+    '---',
+    '',
+    `*Generated by TierScope, an executable model of Kafka tiered-storage replication (KIP-405, KIP-1023, KIP-1176), with seed ${r.seed}. The figures are the model's: simulated time, modelled latencies and list prices, not measurements of a Kafka cluster.*`,
+    '',
+    `- Reproduce the run: ${code(r.command)}`,
+    `- This report: ${code(r.reportCommand)}`,
+  ];
+  if (r.walkthroughUrl !== null) out.push(`- Walkthrough (after ${code('npm start')}): <${r.walkthroughUrl}>`);
+  out.push('');
+  return out;
+}
+
+export function renderMarkdown(r: Report): string {
+  const out: string[] = [`# ${mdInline(r.scenario.name)}`, ''];
+  if (r.chapter) {
+    const c = r.chapter.chapter;
+    const n = CHAPTERS.findIndex((x) => x.id === c.id) + 1;
+    const title = c.title.replace(/^\d+\.\s*/, '');
+    out.push(`**Design-review chapter${n > 0 ? ` ${n} of ${CHAPTERS.length}` : ''}: ${mdInline(title)}** (${code(c.id)})`, '');
+    out.push(mdParagraph(r.chapter.chapter.summary), '');
+  }
+  if (r.scenario.description.trim() !== '') out.push(mdParagraph(r.scenario.description), '');
+  out.push(...setupSection(r), ...configSection(r));
+  out.push(...(r.chapter ? chapterSection(r) : eventsSection(r)));
+  out.push(...figuresSection(r), ...comparisonSection(r), ...invariantsSection(r), ...footer(r));
+  return out.join('\n');
+}
