@@ -23,15 +23,15 @@ import type { Report } from './report.js';
  * Kafka identifiers shown as code: error and state names (`OFFSET_OUT_OF_RANGE`), dotted
  * config names, internal topics, object keys, method calls (`truncateFullyAndStartAt(150)`).
  */
-const CODE = /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[a-z][a-z0-9]*(?:\.[a-z0-9]+){2,}\b|(?<![\w])__[a-z][a-z_]*|[\w.-]+\/[\w.-]+\.[A-Za-z_]+\b|\b[a-z]+[A-Z][A-Za-z]*\([^()\s]*\))/g;
+const CODE = /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b(?:LATEST|EARLIEST)\b|\b[a-z][a-z0-9]*(?:\.[a-z0-9]+){2,}\b|(?<![\w])__[a-z][a-z_]*|[\w.-]+\/[\w.-]+\.[A-Za-z_]+\b|\b[a-z]+[A-Z][A-Za-z]*\([^()\s]*\))/g;
 
 /** Prose outside code: the characters GFM would read as markup, escaped. */
 function escapeProse(s: string): string {
   return s
     .replace(/([\\`*~])/g, '\\$1')
     .replace(/(^|[^A-Za-z0-9])_/g, '$1\\_')
-    .replace(/<(?=[A-Za-z/!?])/g, '&lt;')
-    .replace(/&(?=#?\w+;)/g, '&amp;');
+    .replace(/&(?=#?\w+;)/g, '&amp;')
+    .replace(/<(?=[A-Za-z/!?])/g, '&lt;');
 }
 
 /** Inline Markdown for a line of model text: identifiers as code, the rest escaped, one line. */
@@ -150,8 +150,9 @@ function actionText(a: TimelineAction): string {
       return `set ${Object.entries(a.values).map(([k, v]) => `${k} = ${String(v)}`).join(', ')}${a.topic ? ` on topic ${a.topic}` : ''}`;
     case 'objectStore': {
       const which = a.store === 'wal' ? 'the fast store (WAL)' : a.store === 'tiered' ? 'the tiered store' : 'the object stores';
-      if (a.extraLatencyMs !== undefined) return `${which} ${a.extraLatencyMs > 0 ? `slow down by ${a.extraLatencyMs} ms a request` : 'answer at normal speed again'}`;
-      return `${which} ${a.available ? 'become available again' : 'become unavailable'}`;
+      const plural = a.store === undefined;
+      if (a.extraLatencyMs !== undefined) return `${which} ${a.extraLatencyMs > 0 ? `slow${plural ? '' : 's'} down by ${a.extraLatencyMs} ms a request` : `answer${plural ? '' : 's'} at normal speed again`}`;
+      return `${which} ${plural ? 'become' : 'becomes'} ${a.available ? 'available again' : 'unavailable'}`;
     }
     case 'isolate':
       return `broker ${a.broker} is cut off from the other brokers (network partition)`;
@@ -233,9 +234,10 @@ function configSection(r: Report): string[] {
 }
 
 /** `t=2ms broker 0 -> broker 1: ...` as a list item: the time as code, the rest as inline text. */
-function narrationItem(line: string): string {
+function narrationItem(line: string, step?: number): string {
   const m = /^(t=\d+ms) (.*)$/.exec(line);
-  return m ? `${code(m[1])} ${mdInline(m[2])}` : mdInline(line);
+  const at = step === undefined ? '' : `step ${step}, `;
+  return m ? `${code(at + m[1])} ${mdInline(m[2])}` : mdInline(line);
 }
 
 function chapterSection(r: Report): string[] {
@@ -266,7 +268,7 @@ function eventsSection(r: Report): string[] {
   if (r.keyEvents.length === 0) out.push('Nothing is narrated in this range.');
   r.keyEvents.forEach((ev, i) => {
     const again = ev.repeats > 0 ? ` *(and ${ev.repeats} more time${ev.repeats === 1 ? '' : 's'}, the last at t=${ev.lastAtMs}ms)*` : '';
-    out.push(`${i + 1}. ${narrationItem(ev.line)} (step ${ev.step})${again}`);
+    out.push(`${i + 1}. ${narrationItem(ev.line, ev.step)}${again}`);
   });
   if (r.keyEventsLeftOut > 0) out.push('', `${r.keyEventsLeftOut} more kinds of event are left out; ${code(r.command)} narrates every step.`);
   out.push('');
