@@ -17,7 +17,7 @@ import {
   stepsAt,
 } from '../core/sim/compare-timeline.js';
 import { barChartLayout, lineChartLayout } from '../web/compare/charts.js';
-import { difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
+import { breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery } from '../web/compare/params.js';
 import { loadBundled } from './support/run.js';
 
@@ -232,10 +232,20 @@ describe('the table and the headline', () => {
 
   test('the headline of wal-steady-state names the cross-zone saving and the fast-store requests', () => {
     const h = headline(a, b);
-    expect(h).toContain('KIP-1176 WAL against classic KIP-405');
+    expect(h).toContain('From classic KIP-405 to KIP-1176 WAL');
     expect(h).toMatch(/cross-zone bytes 7\.6\d? MiB → 18\.3 KiB \(\u221299\.8 %\)/);
     expect(h).toContain('fast-store requests 0 → 152');
     expect(h).toContain('all object-store requests 332 → 484');
+    expect(h).toContain('acks=all p50 6 → 32 ms');
+  });
+
+  test('the headline of a pair without the WAL: catch-up (when any), bytes from the leader, remote reads after a failover', () => {
+    const f = loadBundled('kip1023-promoted-follower-remote-reads');
+    const [c, k] = compare(f, ['classic', 'kip1023']).modes;
+    const h = headline(c, k);
+    expect(h).toMatch(/^From classic KIP-405 to KIP-1023: /);
+    expect(h).not.toContain('caught up');
+    expect(h).toContain('remote reads after a failover 0 → 1');
   });
 
   test('table rows: whole run, difference and the figures at the cursor', () => {
@@ -248,6 +258,17 @@ describe('the table and the headline', () => {
     expect(byId.acksAllP50).toMatchObject({ a: '6 ms', b: '32 ms' });
     expect(rows.map((r) => r.id)).toEqual(['catchUp', 'bytesFromLeader', 'crossZone', 'tieredRequests', 'walRequests', 'cost', 'costMonth', 'acksAllP50', 'remoteReads']);
   });
+});
+
+test('breakdown: cross-zone bytes by kind and requests by kind, from the run\'s end counters', () => {
+  const s = loadBundled('wal-steady-state');
+  const [c, w] = (['classic', 'wal'] as const).map((m) => breakdown(resolveSide(s, m).endCounters));
+  expect(c.crossZone).toMatch(/^replication 7\.6\d? MiB$/);
+  expect(c.wal).toBe('none');
+  expect(w.crossZone).toBe('WAL metadata 18.3 KiB');
+  expect(w.wal).toMatch(/^\d+ PUT · \d+ GET · \d+ DELETE$/);
+  const total = [...w.wal.matchAll(/(\d+) (PUT|GET|DELETE)/g)].reduce((n, m) => n + Number(m[1]), 0);
+  expect(total).toBe(152);
 });
 
 describe('chart layouts', () => {
@@ -267,11 +288,22 @@ describe('chart layouts', () => {
     expect(Math.abs(l.ends[0].y - l.ends[1].y)).toBeGreaterThanOrEqual(11);
   });
 
-  test('bars from a common base; a missing value draws no bar and says so', () => {
-    const bars = barChartLayout([2, null], ['classic', 'WAL'], 'ms', box, 'never');
+  test('cost ticks carry the decimals their step needs, all distinct', () => {
+    const tiny = [{ atMs: 0, value: 0 }, { atMs: 1000, value: 0.0000012 }];
+    const l = lineChartLayout([tiny, tiny], 1000, 0, [0, 0], ['a', 'b'], 'usd', box);
+    const labels = l.yTicks.map((t) => t.label);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels[0]).toBe('$0');
+    expect(labels.at(-1)).toMatch(/^\$0\.0000\d+$/);
+    expect(l.allZero).toBe(false);
+    expect(lineChartLayout([[{ atMs: 0, value: 0 }], [{ atMs: 0, value: 0 }]], 1000, 0, [0, 0], ['a', 'b'], 'bytes', box).allZero).toBe(true);
+  });
+
+  test('bars from a common base; a missing value draws no bar', () => {
+    const bars = barChartLayout([2, null], ['classic', 'WAL'], 'ms', box);
     expect(bars[0].y).toBeLessThan(bars[0].base);
     expect(bars[0].value).toBe('2 ms');
-    expect(bars[1]).toMatchObject({ y: bars[1].base, value: 'never', missing: true });
+    expect(bars[1]).toMatchObject({ y: bars[1].base, value: '—', missing: true });
     expect(bars[1].x).toBeGreaterThan(bars[0].x + bars[0].width);
   });
 });

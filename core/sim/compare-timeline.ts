@@ -18,7 +18,8 @@
 import { Session } from '../session/session.js';
 import type { Scenario } from '../scenario/types.js';
 import { type CompareRow, MONTH_MS, type Mode, rowOf, scenarioForMode } from './compare.js';
-import { costUsd } from './costs.js';
+import type { StoreName } from '../ports/object-store.js';
+import { type CrossZoneBytes, costUsd, type StoreCounters } from './costs.js';
 import { buildRunJson, latencySummary, type PartitionJson } from './output.js';
 import type { TraceEntry } from './trace.js';
 
@@ -57,6 +58,8 @@ export interface ResolvedSide {
   /** The figures at the end of the run (the clock at `until`): `compare()`'s row. */
   end: SidePoint;
   row: CompareRow;
+  /** The run's counters at its end: cross-zone bytes by kind, and each store's requests by kind. */
+  endCounters: { crossZoneBytes: CrossZoneBytes; objectStore: Record<StoreName, StoreCounters> };
   endMs: number;
   /** The session, left at its last step; goTo(n) shows any step. */
   session: Session;
@@ -97,7 +100,12 @@ export function resolveSide(scenario: Scenario, mode: Mode, seed: number = scena
   }
   end.catchUpMs = row.catchUpMs;
   end.remoteReadsAfterFailover = row.remoteReadsAfterFailover.count;
-  return { mode, scenario: s, seed, stepTimes, traceEnds, points, end, row, endMs: json.endMs, session };
+  const m = k.state.metrics;
+  const endCounters = {
+    crossZoneBytes: { ...m.crossZoneBytes },
+    objectStore: { tiered: { ...m.objectStore.tiered }, wal: { ...m.objectStore.wal } },
+  };
+  return { mode, scenario: s, seed, stepTimes, traceEnds, points, end, row, endCounters, endMs: json.endMs, session };
 }
 
 function pointOf(session: Session): SidePoint {

@@ -38,6 +38,8 @@ export interface LineChartLayout {
   dots: Array<{ x: number; y: number }>;
   /** Short names at the lines' ends, moved apart so they do not overlap. */
   ends: Array<{ x: number; y: number; label: string }>;
+  /** Every value of both lines is 0 (the chart says so instead of drawing an empty scale). */
+  allZero: boolean;
 }
 
 /** Bytes in the unit of the largest value, so ticks land on round numbers of that unit. */
@@ -47,12 +49,16 @@ function byteUnit(max: number): { div: number; suffix: string } {
   return { div: 1, suffix: 'B' };
 }
 
-export function tickFormat(kind: ValueKind, max: number): (v: number) => string {
+export function tickFormat(kind: ValueKind, max: number, step = 0): (v: number) => string {
   if (kind === 'bytes') {
     const u = byteUnit(max);
     return (v) => (v === 0 ? '0' : `${+(v / u.div).toFixed(2)} ${u.suffix}`);
   }
-  if (kind === 'usd') return (v) => (v === 0 ? '$0' : formatUsd(v));
+  if (kind === 'usd') {
+    // As many decimals as the tick step needs (costs of short runs are millionths of a dollar).
+    const d = step > 0 ? Math.min(12, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9))) : 6;
+    return (v) => (v === 0 ? '$0' : `$${v.toFixed(d).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '')}`);
+  }
   if (kind === 'ms') return (v) => `${v} ms`;
   return (v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${v}`);
 }
@@ -94,8 +100,9 @@ export function lineChartLayout(
     .x((p) => x(p.atMs))
     .y((p) => y(p.value))
     .curve(curveStepAfter);
-  const fmt = tickFormat(kind, max);
-  const xt = x.ticks(4);
+  const fmt = tickFormat(kind, max, ticks.length > 1 ? ticks[1] - ticks[0] : 0);
+  // About one x tick per 60 px, so labels never run into each other.
+  const xt = x.ticks(Math.max(2, Math.min(5, Math.floor((x1 - x0) / 60))));
   const cx = x(Math.min(Math.max(0, cursorMs), endMs));
   // End labels: the higher line's label above its end, the other below when they would collide.
   const endsRaw = series.map((s, i) => ({ x: x1, y: y(s.length ? s[s.length - 1].value : 0), label: names[i] }));
@@ -107,7 +114,7 @@ export function lineChartLayout(
   }
   return {
     paths: [path(series[0] as Sample[]) ?? '', path(series[1] as Sample[]) ?? ''],
-    xTicks: xt.map((t) => ({ at: x(t), label: t >= 1000 ? `${+(t / 1000).toFixed(1)} s` : `${t} ms` })),
+    xTicks: xt.map((t) => ({ at: x(t), label: t === 0 ? '0' : t >= 1000 ? `${+(t / 1000).toFixed(1)} s` : `${t} ms` })),
     yTicks: ticks.map((t) => ({ at: y(t), label: fmt(t) })),
     x0,
     x1,
@@ -116,6 +123,7 @@ export function lineChartLayout(
     cursorX: cx,
     dots: atCursor.map((v) => ({ x: cx, y: y(v) })),
     ends,
+    allZero: max === 0,
   };
 }
 
@@ -130,8 +138,8 @@ export interface BarLayout {
   missing: boolean;
 }
 
-/** Two bars, one per design, from 0; a missing value (null) draws no bar and says so. */
-export function barChartLayout(values: readonly [number | null, number | null], names: readonly [string, string], kind: ValueKind, box: ChartBox, missing = 'none'): BarLayout[] {
+/** Two bars, one per design, from 0; a missing value (null) draws no bar and reads "—". */
+export function barChartLayout(values: readonly [number | null, number | null], names: readonly [string, string], kind: ValueKind, box: ChartBox): BarLayout[] {
   const { width, height, margin } = box;
   const band = scaleBand<number>().domain([0, 1]).range([margin.left, width - margin.right]).paddingInner(0.35).paddingOuter(0.25);
   const max = Math.max(0, ...values.map((v) => v ?? 0));
@@ -144,7 +152,7 @@ export function barChartLayout(values: readonly [number | null, number | null], 
     y: v === null ? base : y(v),
     base,
     label: names[i],
-    value: v === null ? missing : fmt(v),
+    value: v === null ? '—' : fmt(v),
     missing: v === null,
   }));
 }

@@ -4,7 +4,7 @@
  * and the one-line headline. Pure, so the tests read the same text the page shows.
  */
 import type { CompareRow, Mode } from '../../core/sim/compare.js';
-import type { SidePoint } from '../../core/sim/compare-timeline.js';
+import type { ResolvedSide, SidePoint } from '../../core/sim/compare-timeline.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { formatBytes, formatUsd } from '../lib/format.js';
 
@@ -76,8 +76,8 @@ const ROWS: RowDef[] = [
   { id: 'catchUp', label: 'new follower caught up after', final: (r) => r.catchUpMs, now: (p) => p.catchUpMs, fmt: ms },
   { id: 'bytesFromLeader', label: 'bytes fetched from the leader', final: (r) => r.bytesFromLeader, now: (p) => p.bytesFromLeader, fmt: (n) => (n === null ? '—' : formatBytes(n)) },
   { id: 'crossZone', label: 'cross-zone bytes', final: (r) => r.crossZoneBytes, now: (p) => p.crossZoneBytes, fmt: (n) => (n === null ? 'n/a' : formatBytes(n)) },
-  { id: 'tieredRequests', label: 'object-store requests: tiered', final: (r) => r.objectStore.requests - r.objectStore.walRequests, now: (p) => p.tieredRequests, fmt: (n) => (n === null ? '—' : count(n)) },
-  { id: 'walRequests', label: 'object-store requests: fast store (WAL)', final: (r) => r.objectStore.walRequests, now: (p) => p.walRequests, fmt: (n) => (n === null ? '—' : count(n)) },
+  { id: 'tieredRequests', label: 'requests to the tiered store', final: (r) => r.objectStore.requests - r.objectStore.walRequests, now: (p) => p.tieredRequests, fmt: (n) => (n === null ? '—' : count(n)) },
+  { id: 'walRequests', label: 'requests to the fast store (WAL)', final: (r) => r.objectStore.walRequests, now: (p) => p.walRequests, fmt: (n) => (n === null ? '—' : count(n)) },
   { id: 'cost', label: 'cost of the run', final: (r) => r.costUsd?.run ?? null, now: (p) => p.costUsd, fmt: (n) => (n === null ? 'n/a' : formatUsd(n)) },
   { id: 'costMonth', label: 'cost per month at this rate', final: (r) => r.costUsd?.month ?? null, now: (p) => p.costUsdMonth, fmt: (n) => (n === null ? 'n/a' : formatUsd(n)) },
   { id: 'acksAllP50', label: 'acks=all latency p50', final: (r) => r.produce.acksAll.p50, now: (p) => p.acksAllP50, fmt: ms },
@@ -109,24 +109,23 @@ export function tableRows(a: CompareRow, b: CompareRow, atA: SidePoint, atB: Sid
 }
 
 /**
- * One line that says what the second design buys and what it costs against the first. With
+ * One line that says what moving from the first design to the second buys and costs. With
  * KIP-1176 on one side: cross-zone bytes, fast-store requests, the month's cost and the
  * acks=all latency; otherwise catch-up, bytes from the leader and remote reads after a
  * failover.
  */
 export function headline(a: CompareRow, b: CompareRow): string {
-  const name = `${MODE_LABEL[b.mode]} against ${MODE_LABEL[a.mode]}`;
+  const name = `From ${MODE_LABEL[a.mode]} to ${MODE_LABEL[b.mode]}`;
   const arrow = (x: string, y: string) => `${x} → ${y}`;
   const bytes = (n: number | null) => (n === null ? 'n/a' : formatBytes(n));
   const parts: string[] = [];
   if (a.mode === 'wal' || b.mode === 'wal') {
     parts.push(`cross-zone bytes ${arrow(bytes(a.crossZoneBytes), bytes(b.crossZoneBytes))} (${difference(a.crossZoneBytes, b.crossZoneBytes, formatBytes)})`);
-    parts.push(`fast-store requests ${arrow(count(a.objectStore.walRequests), count(b.objectStore.walRequests))}`);
-    parts.push(`all object-store requests ${arrow(count(a.objectStore.requests), count(b.objectStore.requests))}`);
-    if (a.costUsd && b.costUsd) parts.push(`cost per month ${arrow(formatUsd(a.costUsd.month), formatUsd(b.costUsd.month))}`);
-    if (a.produce.acksAll.p50 !== null && b.produce.acksAll.p50 !== null) parts.push(`acks=all p50 ${arrow(ms(a.produce.acksAll.p50), ms(b.produce.acksAll.p50))}`);
+    parts.push(`fast-store requests ${arrow(count(a.objectStore.walRequests), count(b.objectStore.walRequests))} (all object-store requests ${arrow(count(a.objectStore.requests), count(b.objectStore.requests))})`);
+    if (a.costUsd && b.costUsd) parts.push(`cost/month ${arrow(formatUsd(a.costUsd.month), formatUsd(b.costUsd.month))}`);
+    if (a.produce.acksAll.p50 !== null && b.produce.acksAll.p50 !== null) parts.push(`acks=all p50 ${arrow(String(a.produce.acksAll.p50), ms(b.produce.acksAll.p50))}`);
   } else {
-    parts.push(`new follower caught up after ${arrow(ms(a.catchUpMs), ms(b.catchUpMs))}`);
+    if (a.catchUpMs !== null || b.catchUpMs !== null) parts.push(`new follower caught up after ${arrow(ms(a.catchUpMs), ms(b.catchUpMs))}`);
     parts.push(`bytes from the leader ${arrow(bytes(a.bytesFromLeader), bytes(b.bytesFromLeader))} (${difference(a.bytesFromLeader, b.bytesFromLeader, formatBytes)})`);
     parts.push(`remote reads after a failover ${arrow(count(a.remoteReadsAfterFailover.count), count(b.remoteReadsAfterFailover.count))}`);
   }
@@ -146,4 +145,25 @@ export function runsAsWritten(s: Scenario, mode: Mode): boolean {
   if (mode === 'wal') return walAll;
   if (mode === 'kip1023') return walNone && flag;
   return walNone && !flag;
+}
+
+const KIND_NAME: Record<string, string> = { replication: 'replication', produce: 'produce', consume: 'consume', walMetadata: 'WAL metadata' };
+
+/** Where a run's end figures come from: cross-zone bytes by kind, each store's requests by kind. */
+export function breakdown(c: ResolvedSide['endCounters']): { crossZone: string; tiered: string; wal: string } {
+  const kinds = Object.entries(c.crossZoneBytes)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${KIND_NAME[k] ?? k} ${formatBytes(v)}`);
+  const store = (x: ResolvedSide['endCounters']['objectStore']['tiered']) => {
+    const parts = [
+      [x.puts, 'PUT'],
+      [x.gets, 'GET'],
+      [x.deletes, 'DELETE'],
+      [x.lists, 'LIST'],
+    ]
+      .filter(([n]) => (n as number) > 0)
+      .map(([n, name]) => `${count(n as number)} ${name}`);
+    return parts.length === 0 ? 'none' : parts.join(' · ');
+  };
+  return { crossZone: kinds.length === 0 ? 'none' : kinds.join(' · '), tiered: store(c.objectStore.tiered), wal: store(c.objectStore.wal) };
 }

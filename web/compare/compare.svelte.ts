@@ -1,0 +1,398 @@
+/**
+ * The side-by-side view's state: two runs of one workload in two designs, resolved once
+ * (core/sim/compare-timeline.ts), held in step by a shared cursor over simulated time.
+ * Each side shows its latest visible step at or before the cursor; stepping moves the
+ * cursor to the next step time of either run. Svelte owns the DOM; this module owns time
+ * and the URL (`?compare=<id>&modes=a,b&t=<ms>`).
+ */
+import { narrate } from '../../core/narrate/narrate.js';
+import { parseScenarioText } from '../../core/scenario/parse.js';
+import type { Scenario } from '../../core/scenario/types.js';
+import { buildView, type RunView } from '../../core/session/view.js';
+import { type CompareRow, MODES, type Mode } from '../../core/sim/compare.js';
+import {
+  cursorAt,
+  mergeStepTimes,
+  pointAt,
+  resolveSide,
+  type ResolvedSide,
+  type Sample,
+  type SeriesMetric,
+  type SidePoint,
+  sampleSeries,
+  stepsAt,
+} from '../../core/sim/compare-timeline.js';
+import type { TraceEntry } from '../../core/sim/trace.js';
+import { inSequence, share } from '../lib/layout.js';
+import { BUNDLED } from '../lib/scenarios.js';
+import { encodeUrlState } from '../lib/url.js';
+import { type WalHop, walHops } from '../lib/wal-layout.js';
+import { MODE_LABEL, runsAsWritten } from './figures.js';
+import { encodeCompareQuery, parseCompareQuery } from './params.js';
+
+/** Cursor positions per second while playing. */
+export const SPEEDS = [1, 2, 5, 10, 30] as const;
+export type Speed = (typeof SPEEDS)[number];
+
+/** The pairs `m` cycles through. */
+export const PAIRS: ReadonlyArray<[Mode, Mode]> = [
+  ['classic', 'wal'],
+  ['classic', 'kip1023'],
+  ['kip1023', 'wal'],
+];
+
+/** Samples per chart line (plus the end). */
+export const SAMPLES = 100;
+
+export const CHART_METRICS = ['bytesFromLeader', 'crossZoneBytes', 'requests', 'costUsd'] as const satisfies readonly SeriesMetric[];
+export type ChartMetric = (typeof CHART_METRICS)[number];
+
+export interface MomentLine {
+  text: string;
+  error: boolean;
+}
+
+/** What one side draws at the cursor. */
+export interface SideView {
+  mode: Mode;
+  label: string;
+  step: number;
+  totalSteps: number;
+  /** The time of the side's step (at or before the cursor). */
+  stepMs: number;
+  view: RunView;
+  /** The latest requests, each with the cursor position it happened at (the lane lights the current one). */
+  traceWindow: Array<{ entry: TraceEntry; step: number }>;
+  walHops: WalHop[];
+  /** Narration of what this run did at the cursor time. */
+  lines: MomentLine[];
+  point: SidePoint;
+  /** The walkthrough at this step, when the scenario file runs in this design as written. */
+  walkthroughHref: string | null;
+}
+
+const scenarioCache = new Map<string, Scenario | null>();
+function bundledScenario(id: string): Scenario | null {
+  if (!scenarioCache.has(id)) {
+    const text = BUNDLED.find((b) => b.id === id)?.text;
+    const r = text === undefined ? null : parseScenarioText(text, id);
+    scenarioCache.set(id, r?.ok ? r.scenario : null);
+  }
+  return scenarioCache.get(id) ?? null;
+}
+
+export class CompareState {
+  scenarioId = $state('');
+  scenario = $state.raw<Scenario | null>(null);
+  modes = $state.raw<[Mode, Mode]>(['classic', 'wal']);
+  seed = $state(1);
+  notes = $state.raw<string[]>([]);
+  /** Resolving the two runs (shown while it takes). */
+  busy = $state(true);
+  /** Wall-clock ms the last resolve of both runs took. */
+  resolveMs = $state(0);
+  times = $state.raw<number[]>([]);
+  cursor = $state(0);
+  endMs = $state(0);
+  rows = $state.raw<[CompareRow, CompareRow] | null>(null);
+  /** Each run's counters at its end (the breakdown under the table). */
+  counters = $state.raw<[ResolvedSide['endCounters'], ResolvedSide['endCounters']] | null>(null);
+  series = $state.raw<Record<ChartMetric, [Sample[], Sample[]]> | null>(null);
+  sides = $state.raw<[SideView, SideView] | null>(null);
+  partitionKey = $state<string | null>(null);
+  /** Presenter mode from the link: the page puts `presenter` on <body>. */
+  present = $state(false);
+  partitionKeys = $state.raw<string[]>([]);
+  playing = $state(false);
+  speed = $state<Speed>(5);
+  /** The last move was a jump: draw it without transitions. */
+  instant = $state(true);
+
+  private resolved: [ResolvedSide, ResolvedSide] | null = null;
+  private raf = 0;
+  private lastFrame = 0;
+  private carry = 0;
+  private urlTimer: ReturnType<typeof setTimeout> | null = null;
+
+  get tMs(): number {
+    return this.times[this.cursor] ?? 0;
+  }
+
+  get atEnd(): boolean {
+    return this.cursor >= this.times.length - 1;
+  }
+
+  /** Reads the link and resolves both runs. */
+  init(search: string): void {
+    const q = parseCompareQuery(search, BUNDLED.map((b) => b.id), bundledScenario);
+    const notes = [...q.problems];
+    let scenario = bundledScenario(q.scenario);
+    let id = q.scenario;
+    if (scenario === null) {
+      notes.push(`compare: scenario "${id}" does not parse; showing wal-steady-state`);
+      id = 'wal-steady-state';
+      scenario = bundledScenario(id);
+    }
+    this.scenarioId = id;
+    this.scenario = scenario;
+    this.modes = q.modes;
+    this.seed = q.seed ?? scenario?.seed ?? 1;
+    this.notes = notes;
+    this.present = q.present;
+    if (scenario === null) {
+      this.busy = false;
+      return;
+    }
+    this.resolve(q.tMs, q.partition);
+  }
+
+  /** Runs both designs to their end once; keeps the cursor time (or goes to `tMs`). */
+  resolve(tMs: number | undefined = this.times.length ? this.tMs : undefined, partition?: string): void {
+    const s = this.scenario;
+    if (s === null) return;
+    this.stop();
+    this.busy = true;
+    const started = performance.now();
+    let pair: [ResolvedSide, ResolvedSide];
+    try {
+      pair = [resolveSide(s, this.modes[0], this.seed), resolveSide(s, this.modes[1], this.seed)];
+    } catch (e) {
+      this.notes = [...this.notes, `the run could not be resolved: ${e instanceof Error ? e.message : String(e)}`];
+      this.busy = false;
+      this.resolved = null;
+      this.sides = null;
+      return;
+    }
+    this.resolveMs = Math.round(performance.now() - started);
+    this.resolved = pair;
+    this.endMs = Math.max(pair[0].endMs, pair[1].endMs);
+    this.times = mergeStepTimes(pair[0].stepTimes, pair[1].stepTimes, [pair[0].endMs, pair[1].endMs]);
+    this.rows = [pair[0].row, pair[1].row];
+    this.counters = [pair[0].endCounters, pair[1].endCounters];
+    const series = {} as Record<ChartMetric, [Sample[], Sample[]]>;
+    for (const m of CHART_METRICS) series[m] = [sampleSeries(pair[0], m, SAMPLES), sampleSeries(pair[1], m, SAMPLES)];
+    this.series = series;
+    const keys = pair[0].session.kernel.state.partitionOrder;
+    this.partitionKeys = [...keys];
+    if (partition !== undefined && !keys.includes(partition)) this.notes = [...this.notes, `partition: no partition "${partition}"; showing ${keys[0]}`];
+    if (partition !== undefined && keys.includes(partition)) this.partitionKey = partition;
+    else if (this.partitionKey === null || !keys.includes(this.partitionKey)) this.partitionKey = keys[0] ?? null;
+    let c = 0;
+    if (tMs !== undefined) {
+      if (tMs > this.endMs) this.notes = [...this.notes, `t: ${tMs} ms is past the end of the run (${this.endMs} ms); showing the end`];
+      c = cursorAt(this.times, Math.min(tMs, this.endMs));
+    }
+    this.sides = null;
+    this.busy = false;
+    this.instant = true;
+    this.setCursor(c);
+  }
+
+  setModes(modes: [Mode, Mode]): void {
+    if (modes[0] === modes[1] || (modes[0] === this.modes[0] && modes[1] === this.modes[1])) return;
+    this.modes = modes;
+    this.resolve();
+  }
+
+  /** The next pair of designs (the `m` key). */
+  cyclePair(): void {
+    const i = PAIRS.findIndex((p) => p[0] === this.modes[0] && p[1] === this.modes[1]);
+    this.setModes([...PAIRS[(i + 1) % PAIRS.length]] as [Mode, Mode]);
+  }
+
+  /** Moves the shared cursor to position `c` and brings both sides there. */
+  setCursor(c: number): void {
+    const pair = this.resolved;
+    if (pair === null || this.times.length === 0) return;
+    this.cursor = Math.max(0, Math.min(this.times.length - 1, Math.floor(c)));
+    const prev = this.sides;
+    this.sides = [this.sideAt(pair[0], prev?.[0] ?? null), this.sideAt(pair[1], prev?.[1] ?? null)];
+    this.syncUrl();
+  }
+
+  forward(): boolean {
+    if (this.atEnd) return false;
+    this.instant = false;
+    this.setCursor(this.cursor + 1);
+    return true;
+  }
+
+  back(): void {
+    this.stop();
+    this.instant = false;
+    this.setCursor(this.cursor - 1);
+  }
+
+  home(): void {
+    this.stop();
+    this.instant = true;
+    this.setCursor(0);
+  }
+
+  end(): void {
+    this.stop();
+    this.instant = true;
+    this.setCursor(this.times.length - 1);
+  }
+
+  scrub(c: number): void {
+    this.stop();
+    this.instant = true;
+    this.setCursor(c);
+  }
+
+  toggle(): void {
+    if (this.playing) this.stop();
+    else this.play();
+  }
+
+  play(): void {
+    if (this.playing || this.resolved === null) return;
+    if (this.atEnd) this.setCursor(0);
+    this.playing = true;
+    this.instant = false;
+    this.lastFrame = performance.now();
+    this.carry = 0;
+    const frame = (t: number) => {
+      if (!this.playing) return;
+      this.carry += ((t - this.lastFrame) / 1000) * this.speed;
+      this.lastFrame = t;
+      if (this.carry >= 1) {
+        const n = Math.floor(this.carry);
+        this.carry -= n;
+        this.setCursor(this.cursor + n);
+      }
+      if (this.atEnd) {
+        this.stop();
+        return;
+      }
+      this.raf = requestAnimationFrame(frame);
+    };
+    this.raf = requestAnimationFrame(frame);
+  }
+
+  stop(): void {
+    const was = this.playing;
+    this.playing = false;
+    cancelAnimationFrame(this.raf);
+    if (was) this.syncUrl(true);
+  }
+
+  faster(d: 1 | -1): void {
+    const i = SPEEDS.indexOf(this.speed);
+    this.speed = SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, i + d))];
+  }
+
+  setPartition(key: string): void {
+    if (!this.partitionKeys.includes(key)) return;
+    this.partitionKey = key;
+    this.syncUrl(true);
+  }
+
+  /** The walkthrough of the scenario (the way back). */
+  get walkthroughHref(): string {
+    return `./?${encodeUrlState({ scenario: this.scenarioId, seed: this.seed !== this.scenario?.seed ? this.seed : undefined, actions: [] })}`;
+  }
+
+  private sideAt(r: ResolvedSide, prev: SideView | null): SideView {
+    const c = this.cursor;
+    const { from, to } = stepsAt(r.stepTimes, this.times, c);
+    const session = r.session;
+    session.goTo(to);
+    const k = session.kernel;
+    // At the end both runs have run out the clock to `until`, as compare() does (storage
+    // is priced over time); there are no events left to process.
+    if (this.tMs >= r.endMs && session.done) k.runUntil(r.endMs);
+    const view = prev === null ? buildView(k) : share(prev.view, buildView(k));
+    const start = from < 0 ? 0 : r.traceEnds[from];
+    const stop = r.traceEnds[to];
+    const trace = k.trace;
+    const moment = trace.slice(start, stop);
+    const lines: MomentLine[] = [];
+    for (const e of moment) {
+      const text = narrated(e);
+      if (text !== null) lines.push({ text, error: isErrorEntry(e) });
+    }
+    // The request lane: the 16 latest requests up to this step, each tagged with the
+    // cursor position it happened at, so the lane lights those of the current position.
+    const window: Array<{ entry: TraceEntry; step: number }> = [];
+    for (let i = stop - 1; i >= 0 && window.length < 16; i--) {
+      const e = trace[i];
+      if (!inSequence(e)) continue;
+      const step = stepOfTrace(r.traceEnds, i);
+      window.unshift({ entry: e, step: i >= start ? c : cursorAt(this.times, r.stepTimes[step]) });
+    }
+    const hops = walHops(moment);
+    const scenario = this.scenario;
+    const walkthroughHref =
+      scenario !== null && runsAsWritten(scenario, r.mode)
+        ? `./?${encodeUrlState({ scenario: this.scenarioId, seed: this.seed !== scenario.seed ? this.seed : undefined, step: to, actions: [] })}`
+        : null;
+    return {
+      mode: r.mode,
+      label: MODE_LABEL[r.mode],
+      step: to,
+      totalSteps: r.stepTimes.length - 1,
+      stepMs: r.stepTimes[to],
+      view,
+      traceWindow: window,
+      walHops: hops.length === 0 && prev !== null && prev.walHops.length === 0 ? prev.walHops : hops,
+      lines: lines.slice(-40),
+      point: pointAt(r, this.tMs),
+      walkthroughHref,
+    };
+  }
+
+  /** The URL follows the cursor, written at most every 200 ms; `force` writes it now. */
+  private syncUrl(force = false): void {
+    if (typeof history === 'undefined' || this.scenario === null) return;
+    if (!force) {
+      if (this.urlTimer === null) this.urlTimer = setTimeout(() => { this.urlTimer = null; this.syncUrl(true); }, 200);
+      return;
+    }
+    if (this.urlTimer !== null) { clearTimeout(this.urlTimer); this.urlTimer = null; }
+    const q = encodeCompareQuery({
+      scenario: this.scenarioId,
+      modes: this.modes,
+      seed: this.seed !== this.scenario.seed ? this.seed : undefined,
+      partition: this.partitionKey !== this.partitionKeys[0] ? this.partitionKey ?? undefined : undefined,
+      tMs: this.tMs,
+      present: this.present,
+    });
+    history.replaceState(null, '', `${location.pathname}?${q}`);
+  }
+
+  /** Writes a pending URL update now. */
+  flushUrl(): void {
+    if (this.urlTimer !== null) this.syncUrl(true);
+  }
+}
+
+/** The visible step a trace index belongs to: the first step whose trace end is past it. */
+function stepOfTrace(ends: readonly number[], i: number): number {
+  let lo = 0;
+  let hi = ends.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ends[mid] > i) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+function isErrorEntry(e: TraceEntry): boolean {
+  const x = e as { error?: unknown; ok?: unknown; type: string };
+  return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
+}
+
+const narrationCache = new WeakMap<TraceEntry, string | null>();
+function narrated(e: TraceEntry): string | null {
+  let t = narrationCache.get(e);
+  if (t === undefined) {
+    t = narrate(e);
+    narrationCache.set(e, t);
+  }
+  return t;
+}
+
+export { MODES };
