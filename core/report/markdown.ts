@@ -275,8 +275,40 @@ function eventsSection(r: Report): string[] {
   return out;
 }
 
+/** A row that says nothing (no produce, no costs): every value '-' or 'n/a'. */
+const isEmptyRow = (row: string[]) => row.slice(1).every((v) => v === '-' || v === 'n/a');
+
+/** The offsets of every replica at the end of the range, as the JSON names them. */
+function offsetsSection(r: Report): string[] {
+  const v = r.view;
+  const atEnd = r.range.toStep >= r.totalSteps;
+  const when = atEnd ? `At the end of the run (t=${v.nowMs}ms)` : `At step ${r.range.toStep} (t=${v.nowMs}ms)${r.chapter ? ', the last stop' : ''}`;
+  const out: string[] = ['## Where it ends', ''];
+  const shown = v.partitions.slice(0, 8);
+  for (const p of shown) {
+    out.push(`${when}, ${code(`${p.topic}-${p.partition}`)} has leader broker ${p.leader} at epoch ${p.leaderEpoch} and ISR [${p.isr.join(', ')}]:`, '');
+    const rows = p.replicas.map((x) => [
+      `broker ${x.broker}`,
+      x.role === 'offline' ? 'offline' : `${x.role}${x.inIsr ? ', in ISR' : ''}`,
+      String(x.logStartOffset),
+      String(x.localLogStartOffset),
+      String(x.highWatermark),
+      String(x.logEndOffset),
+      String(x.highestOffsetInRemoteStorage),
+    ]);
+    out.push(mdTable(['Replica', 'Role', 'Log-Start-Offset', 'Local-Log-Start-Offset', 'High watermark', 'Log-End-Offset', 'Highest offset in remote storage'], rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right']), '');
+    const segs = p.remoteSegments.filter((x) => x.state !== 'DELETE_SEGMENT_FINISHED');
+    if (p.tiered || segs.length > 0) {
+      const list = segs.length === 0 ? 'none' : segs.length <= 12 ? segs.map((x) => `[${x.baseOffset}, ${x.endOffset}] ${code(x.state)}`).join(', ') : `${segs.length}, from ${segs[0].baseOffset} to ${segs[segs.length - 1].endOffset}`;
+      out.push(`Remote segments: ${list}.`, '');
+    }
+  }
+  if (v.partitions.length > shown.length) out.push(`${v.partitions.length - shown.length} more partitions are in the JSON format.`, '');
+  return out;
+}
+
 function figuresSection(r: Report): string[] {
-  const rows = FIGURES.map(([label, f]) => [label, f(r.thisRun)]);
+  const rows = FIGURES.map(([label, f]) => [label, f(r.thisRun)]).filter((row) => !isEmptyRow(row));
   const zone = r.thisRun.crossZone;
   if (zone) {
     const kinds = Object.entries(zone).filter(([, v]) => v > 0);
@@ -296,7 +328,7 @@ function comparisonSection(r: Report): string[] {
   const c = r.comparison;
   if (c === null) return [];
   const header = ['', ...c.modes.map((m) => MODE_TITLES[m.mode])];
-  const rows = FIGURES.map(([label, f]) => [label, ...c.modes.map(f)]);
+  const rows = FIGURES.map(([label, f]) => [label, ...c.modes.map(f)]).filter((row) => !isEmptyRow(row));
   return [
     '## The same workload in each design',
     '',
@@ -350,6 +382,6 @@ export function renderMarkdown(r: Report): string {
   if (r.scenario.description.trim() !== '') out.push(mdParagraph(r.scenario.description), '');
   out.push(...setupSection(r), ...configSection(r));
   out.push(...(r.chapter ? chapterSection(r) : eventsSection(r)));
-  out.push(...figuresSection(r), ...comparisonSection(r), ...invariantsSection(r), ...footer(r));
+  out.push(...offsetsSection(r), ...figuresSection(r), ...comparisonSection(r), ...invariantsSection(r), ...footer(r));
   return out.join('\n');
 }
