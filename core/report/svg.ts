@@ -314,7 +314,7 @@ export function renderSvg(r: Report): string {
     y += 20;
   }
   if (v.wal.topics.length > 0) {
-    body.push(text(PAD, y + 12, `Fast store (WAL): ${v.wal.objects.length + v.wal.hiddenObjects} objects now, ${v.wal.metadata.records} metadata records written, ${v.wal.pending.length} partitions with records not yet in an object.`, 'font-size="11"'));
+    body.push(text(PAD, y + 12, `Fast store (WAL): ${v.wal.objects.length + v.wal.hiddenObjects} objects now, ${v.wal.metadata.records} metadata records written, ${v.wal.pending.length} partition${v.wal.pending.length === 1 ? '' : 's'} with records not yet in an object.`, 'font-size="11"'));
     y += 22;
   }
   y += 10;
