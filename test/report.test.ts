@@ -212,6 +212,23 @@ describe('a scenario without a chapter', () => {
   });
 });
 
+describe('a run with walkthrough actions (the page exports the run a user shares)', () => {
+  test('the actions are replayed and listed; the reproduce line says it leaves them out', () => {
+    // Goal: a Markdown report from the page describes the run on screen, not the scenario as written.
+    // Method: crash the leader after step 8 of kip1023-bootstrap; the report's run must see the crash.
+    const scenario = loadBundled('kip1023-bootstrap');
+    const plain = buildReport(scenario, { modes: [] });
+    const acted = buildReport(scenario, { modes: [], actions: [{ step: 8, action: { kind: 'crash', broker: 0 } }] });
+    expect(acted.run.trace.some((e) => e.type === 'broker' && e.rule === 'brokerCrashed')).toBe(true);
+    expect(plain.run.trace.some((e) => e.type === 'broker' && e.rule === 'brokerCrashed')).toBe(false);
+    const md = renderReport(acted, 'md');
+    expect(md).toContain('- Actions taken in the walkthrough');
+    expect(md).toMatch(/ {2}- after step 8: broker 0 crashes/);
+    expect(md).toContain('Reproduce the scenario as written, without the walkthrough actions');
+    expect(renderReport(plain, 'md')).not.toContain('Actions taken in the walkthrough');
+  });
+});
+
 describe('Mermaid details', () => {
   test('requests, responses with errors and ListOffsets answers, object-store ops and state notes', () => {
     const r = buildReport(loadBundled('kip1023-bootstrap'), { modes: [] });

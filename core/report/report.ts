@@ -13,7 +13,7 @@
  */
 import { Narrator } from '../narrate/narrate.js';
 import type { Scenario } from '../scenario/types.js';
-import { Session } from '../session/session.js';
+import { type RecordedAction, Session } from '../session/session.js';
 import { buildView, type RunView } from '../session/view.js';
 import { MODES, compare, rowOf, type CompareResult, type CompareRow, type Mode } from '../sim/compare.js';
 import { buildRunJson, type RunJson } from '../sim/output.js';
@@ -46,6 +46,8 @@ export interface ReportOptions {
   walkthroughUrl?: string;
   /** Bound on visible steps, for scenarios that would run for very long. Default 1,000,000. */
   maxSteps?: number;
+  /** Actions a user took in the walkthrough (the report of a run shared by link); the comparison still runs the scenario as written. */
+  actions?: readonly RecordedAction[];
 }
 
 /** A kind of event the Markdown lists once, with how often it happened again. */
@@ -87,6 +89,8 @@ export interface Report {
   /** The report command that prints this document as Markdown. */
   reportCommand: string;
   walkthroughUrl: string | null;
+  /** The walkthrough actions in this run (empty for the scenario as written). */
+  actions: readonly RecordedAction[];
 }
 
 /** The most kinds of event the Markdown lists for a run without a chapter. */
@@ -154,7 +158,8 @@ export function buildReport(scenario: Scenario, opts: ReportOptions = {}): Repor
   const seed = opts.seed ?? scenario.seed;
   const maxSteps = opts.maxSteps ?? 1_000_000;
   const chapter = opts.chapter ? resolveChapter(opts.chapter, scenario, seed, maxSteps) : null;
-  const session = new Session(scenario, seed);
+  const actions = opts.actions ?? [];
+  const session = new Session(scenario, seed, [...actions]);
   const stepOf: number[] = new Array<number>(session.kernel.trace.length).fill(0);
   const lastStop = chapter && chapter.stops.length > 0 ? chapter.stops[chapter.stops.length - 1].step : undefined;
   const wantedView = opts.toStep ?? lastStop;
@@ -200,6 +205,7 @@ export function buildReport(scenario: Scenario, opts: ReportOptions = {}): Repor
     command: `npm run sim -- run ${shellWord(scenarioRef)} --seed ${seed}`,
     reportCommand: `npm run sim -- report ${shellWord(reportRef)} --format md --seed ${seed}`,
     walkthroughUrl: opts.walkthroughUrl ?? null,
+    actions,
   };
 }
 

@@ -65,6 +65,19 @@ export class Session {
     return this.kernel.trace.slice(from, this.traceEnds[this.step]);
   }
 
+  /** The visible step that produced trace entry `i` (entries before step 1 belong to step 0). */
+  stepOfEntry(i: number): number {
+    const ends = this.traceEnds;
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid] > i) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
   /** One visible step forward. Returns false at the end of the run. */
   forward(): boolean {
     if (!this.kernel.hasNext()) return false;

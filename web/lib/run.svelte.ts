@@ -5,6 +5,8 @@
  */
 import { flushSync } from 'svelte';
 import { narrate, RULES } from '../../core/narrate/narrate.js';
+import { toMermaid } from '../../core/report/mermaid.js';
+import { buildReport, renderReport } from '../../core/report/report.js';
 import { CHAPTERS, findChapter, resolveChapter, type ResolvedChapter } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
@@ -244,7 +246,25 @@ export class RunState {
   exportText(format: ExportFormat): { text: string; extension: string; type: string } {
     const s = this.session!;
     if (format === 'json') return { text: JSON.stringify({ ...buildRunJson(s.kernel), step: this.step }, null, 2), extension: 'json', type: 'application/json' };
-    throw new Error(`export ${format}: not available`);
+    if (format === 'mermaid') {
+      const trace = s.kernel.trace;
+      const text = toMermaid(trace, {
+        stepOf: trace.map((_, i) => s.stepOfEntry(i)),
+        brokers: s.scenario.brokers,
+        toStep: this.step,
+        marks: this.chapter?.stops.filter((x) => x.step <= this.step).map((x) => ({ step: x.step, title: `${x.index + 1}. ${x.title}` })) ?? [],
+      });
+      return { text, extension: 'mmd', type: 'text/plain' };
+    }
+    // The report of the whole run, with the chapter's stops in a chapter and the user's actions.
+    const report = buildReport(s.scenario, {
+      seed: s.seed,
+      chapter: this.chapter?.chapter,
+      actions: s.actions,
+      scenarioRef: this.scenarioId ?? s.scenario.name,
+      walkthroughUrl: typeof location === 'undefined' ? undefined : location.href,
+    });
+    return { text: renderReport(report, 'md'), extension: 'md', type: 'text/markdown' };
   }
 
   setPresenter(on: boolean): void {
@@ -348,7 +368,7 @@ export class RunState {
     const lines: NarrationLine[] = [];
     const trace = k.trace;
     const fromIndex = Math.max(0, trace.length - 400);
-    const stepOf = this.stepIndexer(s);
+    const stepOf = (i: number) => s.stepOfEntry(i);
     for (let i = fromIndex; i < trace.length; i++) {
       const text = narrated(trace[i]);
       if (text === null) continue;
@@ -365,21 +385,6 @@ export class RunState {
     this.walHops = hops.length === 0 && this.walHops.length === 0 ? this.walHops : hops;
     this.inspection = this.logEnabled ? this.log.entries.slice(-120) : [];
     this.syncUrl();
-  }
-
-  /** Maps a trace index to the visible step that produced it. */
-  private stepIndexer(s: Session): (i: number) => number {
-    const ends = (s as unknown as { traceEnds: number[] }).traceEnds;
-    return (i: number) => {
-      let lo = 0;
-      let hi = ends.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (ends[mid] > i) hi = mid;
-        else lo = mid + 1;
-      }
-      return lo;
-    };
   }
 
   private urlTimer: ReturnType<typeof setTimeout> | null = null;
