@@ -6,7 +6,6 @@
 import { flushSync } from 'svelte';
 import { narrate, RULES } from '../../core/narrate/narrate.js';
 import { toMermaid } from '../../core/report/mermaid.js';
-import { buildReport, renderReport } from '../../core/report/report.js';
 import { CHAPTERS, findChapter, resolveChapter, type ResolvedChapter } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
@@ -243,7 +242,7 @@ export class RunState {
    * plus the step); `mermaid` the requests so far as a sequence diagram; `md` the report
    * of the whole run (with the chapter's stops in a chapter), as the CLI's `report` prints.
    */
-  exportText(format: ExportFormat): { text: string; extension: string; type: string } {
+  async exportText(format: ExportFormat): Promise<{ text: string; extension: string; type: string }> {
     const s = this.session!;
     if (format === 'json') return { text: JSON.stringify({ ...buildRunJson(s.kernel), step: this.step }, null, 2), extension: 'json', type: 'application/json' };
     if (format === 'mermaid') {
@@ -257,6 +256,8 @@ export class RunState {
       return { text, extension: 'mmd', type: 'text/plain' };
     }
     // The report of the whole run, with the chapter's stops in a chapter and the user's actions.
+    // Its renderer is loaded on first use: most visits never export one.
+    const { buildReport, renderReport } = await import('../../core/report/report.js');
     const report = buildReport(s.scenario, {
       seed: s.seed,
       chapter: this.chapter?.chapter,
