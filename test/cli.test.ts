@@ -133,7 +133,7 @@ describe('CLI', () => {
     const t = cli('compare', 'wal-steady-state', '--modes', 'classic,wal');
     expect(t.code).toBe(0);
     expect(t.stdout).toMatch(/classic\s+wal\n/);
-    expect(t.stdout).toContain('acks=all latency p50 / p99');
+    expect(t.stdout).toContain('produce latency acks=all, p50 / p99');
     const j = cli('compare', 'wal-steady-state', '--json', '--modes', 'wal');
     const doc = JSON.parse(j.stdout);
     expect(doc.modes.map((m: { mode: string }) => m.mode)).toEqual(['wal']);

@@ -11,7 +11,9 @@
  */
 import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
 import { INVARIANTS } from '../check/invariants.js';
-import type { CompareRow, LatencyFigures, Mode } from '../sim/compare.js';
+import { FIGURE_ROWS, type Mode, fmtBytes, fmtUsd } from '../sim/compare.js';
+
+export { fmtBytes, fmtUsd };
 import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
 import { CHAPTERS } from './chapters.js';
 import type { Report } from './report.js';
@@ -70,39 +72,8 @@ const code = (s: string) => '`' + s + '`';
 // ---------------------------------------------------------------------------------
 // Figures (the same wording as `compare`)
 
-export function fmtBytes(n: number | null): string {
-  if (n === null) return 'n/a';
-  if (n >= 1048576) return `${(n / 1048576).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
-}
-
-const fmtMs = (n: number | null): string => (n === null ? '-' : `${n} ms`);
-const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${l.p99} ms`);
-
-export function fmtUsd(n: number): string {
-  if (n === 0) return '$0';
-  if (n >= 100) return `$${n.toFixed(0)}`;
-  if (n >= 1) return `$${n.toFixed(2)}`;
-  // Two significant digits for small sums: $0.0017, $0.000012.
-  return `$${n.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(n)))))}`;
-}
-
-/** The rows of both tables: label and value of a compare row. */
-const FIGURES: Array<[string, (x: CompareRow) => string]> = [
-  ['New follower caught up after', (x) => fmtMs(x.catchUpMs)],
-  ['Bytes fetched from the leader', (x) => fmtBytes(x.bytesFromLeader)],
-  ['Cross-zone bytes', (x) => fmtBytes(x.crossZoneBytes)],
-  ['Object-store requests (of which WAL)', (x) => `${x.objectStore.requests} (${x.objectStore.walRequests})`],
-  ['Object-store bytes (of which WAL)', (x) => `${fmtBytes(x.objectStore.bytes)} (${fmtBytes(x.objectStore.walBytes)})`],
-  ['Produce latency acks=1, p50 / p99', (x) => fmtLat(x.produce.acks1)],
-  ['Produce latency acks=all, p50 / p99', (x) => fmtLat(x.produce.acksAll)],
-  ['Remote reads after a failover', (x) => (x.remoteReadsAfterFailover.count === 0 ? '0' : `${x.remoteReadsAfterFailover.count} (${fmtBytes(x.remoteReadsAfterFailover.bytes)})`)],
-  ['WAL metadata records', (x) => String(x.walMetadataRecords)],
-  ['Cost of the run', (x) => (x.costUsd ? fmtUsd(x.costUsd.run) : 'n/a')],
-  ['Cost per month at this rate', (x) => (x.costUsd ? fmtUsd(x.costUsd.month) : 'n/a')],
-  ['Invariant violations', (x) => String(x.violations)],
-];
+/** The rows of both tables: the CLI's figures, capitalised as table rows. */
+const FIGURES = FIGURE_ROWS.map(([label, f]) => [label[0].toUpperCase() + label.slice(1), f] as const);
 
 const MODE_TITLES: Record<Mode, string> = {
   classic: 'classic (KIP-405)',

@@ -12,7 +12,7 @@
  * Leaves out the walkthrough's animation, the machine states and the fast store's
  * objects (counted in one line).
  */
-import type { PartitionView, ReplicaView } from '../session/view.js';
+import { offsetExtent, type PartitionView, type ReplicaView } from '../session/view.js';
 import { participantsOf, sequenceEvent, type SeqEvent } from './mermaid.js';
 import type { Report } from './report.js';
 
@@ -66,19 +66,7 @@ interface Scale {
 }
 
 function scaleOf(p: PartitionView): Scale {
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = 0;
-  for (const r of p.replicas) {
-    lo = Math.min(lo, r.logStartOffset);
-    hi = Math.max(hi, r.logEndOffset);
-  }
-  for (const s of p.remoteSegments) {
-    if (s.state === 'DELETE_SEGMENT_FINISHED') continue;
-    lo = Math.min(lo, s.baseOffset);
-    hi = Math.max(hi, s.endOffset + 1);
-  }
-  if (!Number.isFinite(lo)) lo = 0;
-  hi = Math.max(hi, lo + 1);
+  const [lo, hi] = offsetExtent(p);
   return { lo, hi, x: (o) => X0 + ((Math.min(Math.max(o, lo), hi) - lo) / (hi - lo)) * (X1 - X0) };
 }
 

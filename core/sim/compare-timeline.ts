@@ -17,7 +17,7 @@
  */
 import { Session } from '../session/session.js';
 import type { Scenario } from '../scenario/types.js';
-import { type CompareRow, MONTH_MS, type Mode, rowOf, scenarioForMode } from './compare.js';
+import { type CompareRow, MONTH_MS, type Mode, rowOf, scenarioForMode, TraceFigures } from './compare.js';
 import type { StoreName } from '../ports/object-store.js';
 import { type CrossZoneBytes, costUsd, type StoreCounters } from './costs.js';
 import { buildRunJson, latencySummary, type PartitionJson } from './output.js';
@@ -130,41 +130,18 @@ function pointOf(session: Session): SidePoint {
   };
 }
 
-type Loose = Record<string, unknown>;
 
 /**
  * rowOf's trace figures (catch-up, remote reads after the first leader change) for each
  * prefix of the trace ending at `ends[i]`, in one pass.
  */
 export function traceFigures(partitions: PartitionJson[], trace: readonly TraceEntry[], ends: readonly number[]): Array<{ catchUpMs: number | null; remoteReads: number }> {
-  const started = new Map<string, number>();
-  for (const p of partitions) {
-    for (const r of p.replicas) if (r.broker !== p.leader) started.set(`${p.topic}-${p.partition}|${r.broker}`, 0);
-  }
-  const joined = new Set<string>();
-  let catchUpMs: number | null = null;
-  let firstFailover: number | undefined;
-  let reads = 0;
+  const figures = new TraceFigures(partitions);
   const out: Array<{ catchUpMs: number | null; remoteReads: number }> = [];
   let i = 0;
   for (const end of ends) {
-    for (; i < end && i < trace.length; i++) {
-      const e = trace[i] as unknown as Loose;
-      const tp = `${String(e.topic)}-${String(e.partition)}`;
-      if (e.type === 'timeline' && e.action === 'addReplica' && e.rule === 'replicaAdded') started.set(`${tp}|${String(e.broker)}`, e.atMs as number);
-      if (e.type === 'isr' && Array.isArray(e.added)) {
-        for (const b of e.added as number[]) {
-          const id = `${tp}|${b}`;
-          const at = started.get(id);
-          if (at === undefined || joined.has(id)) continue;
-          joined.add(id);
-          catchUpMs = Math.max(catchUpMs ?? 0, (e.atMs as number) - at);
-        }
-      }
-      if (firstFailover === undefined && e.type === 'leader' && e.rule !== 'initialLeader') firstFailover = e.atMs as number;
-      if (e.type === 'objectStore' && e.purpose === 'consumerRead' && firstFailover !== undefined && (e.atMs as number) >= firstFailover) reads++;
-    }
-    out.push({ catchUpMs, remoteReads: reads });
+    for (; i < end && i < trace.length; i++) figures.observe(trace[i]);
+    out.push({ catchUpMs: figures.catchUpMs, remoteReads: figures.remoteReads });
   }
   return out;
 }

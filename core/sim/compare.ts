@@ -11,7 +11,8 @@
 import type { Scenario } from '../scenario/types.js';
 import { Kernel } from './kernel.js';
 import { costUsd } from './costs.js';
-import { buildRunJson, type RunJson } from './output.js';
+import { buildRunJson, type PartitionJson, type RunJson } from './output.js';
+import type { TraceEntry } from './trace.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
 export type Mode = (typeof MODES)[number];
@@ -69,34 +70,56 @@ function latency(x: unknown): LatencyFigures {
 }
 
 /**
+ * The figures a row reads from the trace, entry by entry (so a view can have them after
+ * every step in one pass): the longest catch-up of a replica that started empty (a
+ * follower at t = 0, an added replica) until it joined the ISR, and the consumer reads
+ * served from remote storage from the first leader change on.
+ */
+export class TraceFigures {
+  catchUpMs: number | null = null;
+  remoteReads = 0;
+  remoteReadBytes = 0;
+  private firstFailoverMs: number | undefined;
+  private readonly started = new Map<string, number>();
+  private readonly joined = new Set<string>();
+
+  constructor(partitions: readonly PartitionJson[]) {
+    for (const p of partitions) {
+      for (const r of p.replicas) if (r.broker !== p.leader) this.started.set(`${p.topic}-${p.partition}|${r.broker}`, 0);
+    }
+  }
+
+  observe(entry: TraceEntry): void {
+    const e = entry as unknown as Loose;
+    const at = e.atMs as number;
+    const tp = `${String(e.topic)}-${String(e.partition)}`;
+    if (e.type === 'timeline' && e.action === 'addReplica' && e.rule === 'replicaAdded') this.started.set(`${tp}|${String(e.broker)}`, at);
+    if (e.type === 'isr' && Array.isArray(e.added)) {
+      for (const b of e.added as number[]) {
+        const id = `${tp}|${b}`;
+        const from = this.started.get(id);
+        if (from === undefined || this.joined.has(id)) continue;
+        this.joined.add(id);
+        this.catchUpMs = Math.max(this.catchUpMs ?? 0, at - from);
+      }
+    }
+    if (this.firstFailoverMs === undefined && e.type === 'leader' && e.rule !== 'initialLeader') this.firstFailoverMs = at;
+    if (e.type === 'objectStore' && e.purpose === 'consumerRead' && this.firstFailoverMs !== undefined && at >= this.firstFailoverMs) {
+      this.remoteReads++;
+      this.remoteReadBytes += (e.bytes as number) ?? 0;
+    }
+  }
+}
+
+/**
  * The figures of one finished run. With the kernel, the month's cost is scaled from the
  * unrounded cost (a short run's rounded cents would otherwise be multiplied too).
  */
 export function rowOf(mode: Mode, json: RunJson, k?: Kernel): CompareRow {
   const trace = json.trace as unknown as Loose[];
   const m = json.metrics as Loose;
-  // Catch-up: replicas that start empty (followers at t = 0, added replicas) until they join the ISR.
-  const started = new Map<string, number>();
-  for (const p of json.partitions) {
-    for (const r of p.replicas) if (r.broker !== p.leader) started.set(`${p.topic}-${p.partition}|${r.broker}`, 0);
-  }
-  let catchUpMs: number | null = null;
-  const joined = new Set<string>();
-  for (const e of trace) {
-    const tp = `${String(e.topic)}-${String(e.partition)}`;
-    if (e.type === 'timeline' && e.action === 'addReplica' && e.rule === 'replicaAdded') started.set(`${tp}|${String(e.broker)}`, e.atMs as number);
-    if (e.type === 'isr' && Array.isArray(e.added)) {
-      for (const b of e.added as number[]) {
-        const id = `${tp}|${b}`;
-        const at = started.get(id);
-        if (at === undefined || joined.has(id)) continue;
-        joined.add(id);
-        catchUpMs = Math.max(catchUpMs ?? 0, (e.atMs as number) - at);
-      }
-    }
-  }
-  const firstFailover = trace.find((e) => e.type === 'leader' && e.rule !== 'initialLeader')?.atMs as number | undefined;
-  const reads = trace.filter((e) => e.type === 'objectStore' && e.purpose === 'consumerRead' && firstFailover !== undefined && (e.atMs as number) >= firstFailover);
+  const figures = new TraceFigures(json.partitions);
+  for (const e of json.trace) figures.observe(e);
   const stores = (m.objectStore ?? null) as Record<string, Record<string, number>> | null;
   const storeTotals = (s: Record<string, number> | undefined) => ({
     requests: (s?.puts ?? 0) + (s?.gets ?? 0) + (s?.deletes ?? 0),
@@ -115,13 +138,13 @@ export function rowOf(mode: Mode, json: RunJson, k?: Kernel): CompareRow {
   const walMetrics = m.wal as { metadata?: { records?: number } } | undefined;
   return {
     mode,
-    catchUpMs,
+    catchUpMs: figures.catchUpMs,
     bytesFromLeader: (m.bytesFetchedByFollowers as number) ?? 0,
     crossZoneBytes: crossZone ? Object.values(crossZone).reduce((n, v) => n + v, 0) : null,
     crossZone,
     objectStore: { requests: tiered.requests + wal.requests, bytes: tiered.bytes + wal.bytes, walRequests: wal.requests, walBytes: wal.bytes },
     produce: { acks1: latency(produce.acks1), acksAll: latency(produce.acksAll) },
-    remoteReadsAfterFailover: { count: reads.length, bytes: reads.reduce((n, e) => n + ((e.bytes as number) ?? 0), 0) },
+    remoteReadsAfterFailover: { count: figures.remoteReads, bytes: figures.remoteReadBytes },
     costUsd: cost && typeof cost.total === 'number' ? { run: cost.total, month: json.endMs > 0 ? round6((unroundedTotal(k) ?? cost.total) * MONTH_MS / json.endMs) : 0 } : null,
     walMetadataRecords: walMetrics?.metadata?.records ?? 0,
     violations: json.violations.length,
@@ -149,40 +172,42 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number): Com
   return { scenario: s.name, seed: seed ?? s.seed, modes: rows };
 }
 
-const fmtBytes = (n: number | null): string => {
+export function fmtBytes(n: number | null): string {
   if (n === null) return 'n/a';
   if (n >= 1048576) return `${(n / 1048576).toFixed(1)} MiB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${n} B`;
-};
+}
 const fmtMs = (n: number | null): string => (n === null ? '-' : `${n} ms`);
 const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${l.p99} ms`);
-const fmtUsd = (n: number): string => {
+export function fmtUsd(n: number): string {
   if (n === 0) return '$0';
   if (n >= 100) return `$${n.toFixed(0)}`;
   if (n >= 1) return `$${n.toFixed(2)}`;
   // Two significant digits for small sums: $0.0017, $0.000012.
   return `$${n.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(n)))))}`;
-};
+}
+
+/** The figures of a row, as the CLI table and the Markdown report print them: label and value. */
+export const FIGURE_ROWS: ReadonlyArray<readonly [string, (x: CompareRow) => string]> = [
+  ['new follower caught up after', (x) => fmtMs(x.catchUpMs)],
+  ['bytes fetched from the leader', (x) => fmtBytes(x.bytesFromLeader)],
+  ['cross-zone bytes', (x) => fmtBytes(x.crossZoneBytes)],
+  ['object-store requests (of which WAL)', (x) => `${x.objectStore.requests} (${x.objectStore.walRequests})`],
+  ['object-store bytes (of which WAL)', (x) => `${fmtBytes(x.objectStore.bytes)} (${fmtBytes(x.objectStore.walBytes)})`],
+  ['produce latency acks=1, p50 / p99', (x) => fmtLat(x.produce.acks1)],
+  ['produce latency acks=all, p50 / p99', (x) => fmtLat(x.produce.acksAll)],
+  ['remote reads after a failover', (x) => (x.remoteReadsAfterFailover.count === 0 ? '0' : `${x.remoteReadsAfterFailover.count} (${fmtBytes(x.remoteReadsAfterFailover.bytes)})`)],
+  ['WAL metadata records', (x) => String(x.walMetadataRecords)],
+  ['cost of the run', (x) => (x.costUsd ? fmtUsd(x.costUsd.run) : 'n/a')],
+  ['cost per month at this rate', (x) => (x.costUsd ? fmtUsd(x.costUsd.month) : 'n/a')],
+  ['invariant violations', (x) => String(x.violations)],
+];
 
 /** The comparison as a plain-text table, one column per mode. */
 export function formatCompare(r: CompareResult): string {
-  const rows: Array<[string, (x: CompareRow) => string]> = [
-    ['new follower caught up after', (x) => fmtMs(x.catchUpMs)],
-    ['bytes fetched from the leader', (x) => fmtBytes(x.bytesFromLeader)],
-    ['cross-zone bytes', (x) => fmtBytes(x.crossZoneBytes)],
-    ['object-store requests (WAL)', (x) => `${x.objectStore.requests} (${x.objectStore.walRequests})`],
-    ['object-store bytes (WAL)', (x) => `${fmtBytes(x.objectStore.bytes)} (${fmtBytes(x.objectStore.walBytes)})`],
-    ['acks=1 latency p50 / p99', (x) => fmtLat(x.produce.acks1)],
-    ['acks=all latency p50 / p99', (x) => fmtLat(x.produce.acksAll)],
-    ['remote reads after a failover', (x) => (x.remoteReadsAfterFailover.count === 0 ? '0' : `${x.remoteReadsAfterFailover.count} (${fmtBytes(x.remoteReadsAfterFailover.bytes)})`)],
-    ['WAL metadata records', (x) => String(x.walMetadataRecords)],
-    ['cost of the run', (x) => (x.costUsd ? fmtUsd(x.costUsd.run) : 'n/a')],
-    ['cost per month at this rate', (x) => (x.costUsd ? fmtUsd(x.costUsd.month) : 'n/a')],
-    ['invariant violations', (x) => String(x.violations)],
-  ];
   const header = ['', ...r.modes.map((x) => x.mode)];
-  const body = rows.map(([label, f]) => [label, ...r.modes.map(f)]);
+  const body = FIGURE_ROWS.map(([label, f]) => [label, ...r.modes.map(f)]);
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((row) => row[i].length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [`${r.scenario} (seed ${r.seed}, ${r.modes[0]?.endMs ?? 0} ms simulated)`, '', line(header), ...body.map(line)].join('\n');

@@ -5,7 +5,7 @@
  * cursor to the next step time of either run. Svelte owns the DOM; this module owns time
  * and the URL (`?compare=<id>&modes=a,b&t=<ms>`).
  */
-import { narrate } from '../../core/narrate/narrate.js';
+import { isErrorEntry, narrated } from '../lib/narration.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { buildView, type RunView } from '../../core/session/view.js';
@@ -319,7 +319,7 @@ export class CompareState {
     for (let i = stop - 1; i >= 0 && window.length < 16; i--) {
       const e = trace[i];
       if (!inSequence(e)) continue;
-      const step = stepOfTrace(r.traceEnds, i);
+      const step = session.stepOfEntry(i);
       window.unshift({ entry: e, step: i >= start ? c : cursorAt(this.times, r.stepTimes[step]) });
     }
     const hops = walHops(moment);
@@ -368,31 +368,6 @@ export class CompareState {
   }
 }
 
-/** The visible step a trace index belongs to: the first step whose trace end is past it. */
-function stepOfTrace(ends: readonly number[], i: number): number {
-  let lo = 0;
-  let hi = ends.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ends[mid] > i) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
 
-function isErrorEntry(e: TraceEntry): boolean {
-  const x = e as { error?: unknown; ok?: unknown; type: string };
-  return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
-}
-
-const narrationCache = new WeakMap<TraceEntry, string | null>();
-function narrated(e: TraceEntry): string | null {
-  let t = narrationCache.get(e);
-  if (t === undefined) {
-    t = narrate(e);
-    narrationCache.set(e, t);
-  }
-  return t;
-}
 
 export { MODES };

@@ -3,8 +3,9 @@
  * Svelte owns the DOM; this module owns time. Everything drawn is a function of the
  * session's state, so stepping, scrubbing and replay draw the same picture.
  */
+import { isErrorEntry, narrated } from './narration.js';
 import { flushSync } from 'svelte';
-import { narrate, RULES } from '../../core/narrate/narrate.js';
+import { RULES } from '../../core/narrate/narrate.js';
 import { toMermaid } from '../../core/report/mermaid.js';
 import { CHAPTERS, findChapter, resolveChapter, type ResolvedChapter } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
@@ -443,19 +444,3 @@ export class RunState {
   }
 }
 
-function isErrorEntry(e: TraceEntry): boolean {
-  const x = e as { error?: unknown; ok?: unknown; type: string };
-  return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
-}
-
-
-/** Trace entries never change, so each is narrated once (restores copy the array, not the entries). */
-const narrationCache = new WeakMap<TraceEntry, string | null>();
-function narrated(e: TraceEntry): string | null {
-  let t = narrationCache.get(e);
-  if (t === undefined) {
-    t = narrate(e);
-    narrationCache.set(e, t);
-  }
-  return t;
-}

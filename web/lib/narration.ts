@@ -1,0 +1,23 @@
+/**
+ * The narration as the page shows it: each trace entry narrated once (entries never
+ * change, and restores copy the trace array, not its entries), and which lines are errors.
+ */
+import { narrate } from '../../core/narrate/narrate.js';
+import type { TraceEntry } from '../../core/sim/trace.js';
+
+const narrationCache = new WeakMap<TraceEntry, string | null>();
+
+export function narrated(e: TraceEntry): string | null {
+  let t = narrationCache.get(e);
+  if (t === undefined) {
+    t = narrate(e);
+    narrationCache.set(e, t);
+  }
+  return t;
+}
+
+/** An error answer, a failed store operation or an invariant violation: drawn in red. */
+export function isErrorEntry(e: TraceEntry): boolean {
+  const x = e as { error?: unknown; ok?: unknown; type: string };
+  return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
+}
