@@ -71,6 +71,7 @@ test('Shift+→ steps once inside a chapter; the stop card says where the stop i
 
 test('an action leaves the chapter for a free run, and says so', async ({ page }) => {
   await page.goto('/?chapter=kip1023-bootstrap&stop=2');
+  await expect(stopTitle(page)).toHaveText(CHAPTERS[1].stops[1].title);
   await page.keyboard.press('p');
   await expect(page.getByTestId('chapter')).toHaveCount(0);
   await expect(page.getByText(/took the run off the script/)).toBeVisible();

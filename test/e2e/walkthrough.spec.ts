@@ -380,11 +380,12 @@ test('keyboard only: kip1023-bootstrap from start to in sync', async ({ page }) 
   await expect(page.getByText('2 recorded actions, kept in the link.')).toBeVisible();
   await expect(page).toHaveURL(/[?&]actions=/);
 
-  // Focus is visible: Tab from the page to the first button (the header's Help).
+  // Focus is visible: Tab from the page to the header's Help button (after the Side by
+  // side link and the Present button).
   const focused = page.locator(':focus');
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 8; i++) {
     await page.keyboard.press('Tab');
-    if ((await focused.evaluate((el) => el.tagName)) === 'BUTTON') break;
+    if ((await focused.evaluate((el) => el.getAttribute('aria-keyshortcuts'))) === '?') break;
   }
   await expect(focused).toHaveJSProperty('tagName', 'BUTTON');
   expect(await focused.evaluate((el) => el.matches(':focus-visible'))).toBe(true);
