@@ -126,20 +126,34 @@ test('exports: the diagram as SVG (valid XML, every panel, styles inlined) and P
   const parsed = await page.evaluate((t) => {
     const doc = new DOMParser().parseFromString(t, 'image/svg+xml');
     const err = doc.querySelector('parsererror');
-    return {
+    const out = {
       error: err?.textContent ?? null,
       root: doc.documentElement.nodeName,
       title: doc.querySelector('title')?.textContent ?? '',
       nested: doc.documentElement.querySelectorAll(':scope > svg').length,
       varLeft: t.includes('var(--'),
       texts: [...doc.querySelectorAll('text')].map((x) => x.textContent).join(' '),
+      references: [] as string[],
+      dangling: [] as string[],
     };
+    for (const el of doc.querySelectorAll('*')) {
+      for (const a of [...el.attributes]) {
+        for (const m of a.value.matchAll(/url\(\s*["']?([^"')]*)["']?\s*\)/g)) {
+          out.references.push(m[1]);
+          if (!m[1].startsWith('#') || doc.getElementById(m[1].slice(1)) === null) out.dangling.push(m[1]);
+        }
+      }
+    }
+    return out;
   }, text);
   expect(parsed.error).toBeNull();
   expect(parsed.root).toBe('svg');
   expect(parsed.title).toContain('KIP-1176: steady state');
   expect(parsed.nested, 'offsets, fast store and requests').toBe(3);
   expect(parsed.varLeft, 'no CSS custom property left unresolved').toBe(false);
+  // Every pattern or marker the file references is defined in the file.
+  expect(parsed.dangling, 'references to ids the file does not define').toEqual([]);
+  expect(parsed.references.some((r) => r.includes('wal-p-')), 'the chunk patterns are referenced').toBe(true);
   expect(parsed.texts).toContain('OFFSETS OF ORDERS-0');
   expect(parsed.texts).toContain('HW');
   const png = await saved(page, 'export-png');

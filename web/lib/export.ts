@@ -11,13 +11,17 @@
 const STYLE_PROPS = [
   'fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-opacity', 'opacity',
   'font-family', 'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'visibility', 'display',
+  'paint-order', 'stroke-linejoin', 'stroke-linecap', 'letter-spacing',
 ] as const;
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function inlineStyles(source: Element, target: Element): void {
   const cs = getComputedStyle(source);
-  const style = STYLE_PROPS.map((p) => `${p}:${cs.getPropertyValue(p)}`).filter((d) => !d.endsWith(':')).join(';');
+  // A paint server computes to an absolute URL of this page (url("http://…/#hatch")); the
+  // file needs the bare fragment.
+  const value = (p: string) => cs.getPropertyValue(p).replace(/url\("?[^"#)]*#([^")]+)"?\)/g, 'url(#$1)');
+  const style = STYLE_PROPS.map((p) => `${p}:${value(p)}`).filter((d) => !d.endsWith(':')).join(';');
   if (style) target.setAttribute('style', style);
   // Presentation attributes naming a custom property mean nothing outside the page.
   for (const a of ['fill', 'stroke']) if (target.getAttribute(a)?.startsWith('var(')) target.removeAttribute(a);
