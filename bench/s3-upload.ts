@@ -4,7 +4,7 @@
  * Both sides warm up first (uncounted rounds); then each round runs both, the order
  * alternating round by round, so machine noise and ordering hit both alike. The figure is
  * the ratio of median throughputs (budget: adapter >= 0.9 x raw). `--json` prints one JSON
- * document.
+ * document. bench/run.ts runs the same measurement (`measureS3Upload`) as figure 7.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,11 +16,7 @@ import type { StoredObject } from '../core/ports/object-store.js';
 import { OffsetIndexCache, encodeObject } from '../src/stores/kafka-objects.js';
 import { S3ObjectStore } from '../src/stores/s3-store.js';
 
-const json = process.argv.includes('--json');
-const SEGMENTS = 16;
 const RECORDS = 1000; // 1000 records of 1 KiB: about 1 MiB a segment
-const WARMUP = 2; // rounds not counted: JIT and connection warm-up on both sides
-const ROUNDS = 9;
 const CREDS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 function segment(base: number): StoredObject {
@@ -33,7 +29,32 @@ function segment(base: number): StoredObject {
 
 const key = (i: number) => `orders-0/${String(i * RECORDS).padStart(20, '0')}-bench.log`;
 
-async function main() {
+export interface S3UploadOptions {
+  /** Segments uploaded per round (each about 1 MiB). */
+  segments?: number;
+  /** Rounds not counted: JIT and connection warm-up on both sides. */
+  warmup?: number;
+  /** Counted rounds (odd, for a median). */
+  rounds?: number;
+}
+
+export interface S3UploadFigures {
+  name: string;
+  segments: number;
+  bytesPerRound: number;
+  warmupRounds: number;
+  rounds: number;
+  adapterMiBps: number;
+  rawMiBps: number;
+  /** Median raw time / median adapter time: the adapter's throughput as a share of the raw SDK's. */
+  ratio: number;
+  budget: number;
+}
+
+export async function measureS3Upload(options: S3UploadOptions = {}): Promise<S3UploadFigures> {
+  const SEGMENTS = options.segments ?? 16;
+  const WARMUP = options.warmup ?? 2;
+  const ROUNDS = options.rounds ?? 9;
   const dir = mkdtempSync(join(tmpdir(), 'tierscope-bench-'));
   const server = new (S3rver as unknown as new (o: object) => { run(): Promise<{ port: number }>; close(cb?: () => void): void })({
     port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: 'bench' }],
@@ -82,7 +103,7 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const mbps = (ms: number) => bytes / 1048576 / (ms / 1000);
-  const result = {
+  return {
     name: 's3 segment upload: adapter vs raw SDK (s3rver)',
     segments: SEGMENTS,
     bytesPerRound: bytes,
@@ -93,6 +114,11 @@ async function main() {
     ratio: +(median(rawMs) / median(adapterMs)).toFixed(3),
     budget: 0.9,
   };
+}
+
+async function main() {
+  const json = process.argv.includes('--json');
+  const result = await measureS3Upload();
   const ok = result.ratio >= result.budget;
   if (json) console.log(JSON.stringify({ ...result, ok }));
   else {
@@ -102,4 +128,4 @@ async function main() {
   process.exitCode = ok ? 0 : 1;
 }
 
-void main();
+if (process.argv[1]?.endsWith('s3-upload.ts')) void main();

@@ -300,7 +300,27 @@ export interface KernelOptions {
   clock?: () => number;
   /** Seed override (the CLI's --seed). */
   seed?: number;
+  /**
+   * Keep every trace entry in `trace` (default true). A headless run that only streams the
+   * trace (`onTrace`) passes false, so an hour-long run does not hold millions of entries.
+   * Needs a synchronous store (an asynchronous store completes trace entries later).
+   */
+  keepTrace?: boolean;
+  /** Called with every trace entry as it is made, kept or not (synchronous stores only). */
+  onTrace?: (e: TraceEntry) => void;
+  /**
+   * The machine step (default: XState's pure `transition()`, core/sim/pure-transition.ts).
+   * The benchmark replaces it to measure what the machines cost; it must return what
+   * `transition()` returns for the same arguments, or the run is a different run.
+   */
+  transition?: MachineStep;
 }
+
+/** One machine step: the next snapshot and the actions it asks for. */
+export type MachineStep = (name: MachineName, snapshot: AnyMachineSnapshot, event: { type: string }) => [AnyMachineSnapshot, unknown[]];
+
+/** The default machine step: XState's pure transition of the named machine. */
+export const xstateStep: MachineStep = (name, snapshot, event) => pureTransition(MACHINES[name] as never, snapshot as never, event) as [AnyMachineSnapshot, unknown[]];
 
 export const MACHINES = {
   fetcher: followerFetcherMachine,
@@ -387,10 +407,18 @@ export class Kernel {
    * transition (the browser's inspection log replays these on real XState actors).
    */
   onDeliver: ((d: Delivery) => void) | null = null;
+  private keepTrace = true;
+  private traceSink: ((e: TraceEntry) => void) | null = null;
+  private machineStep: MachineStep = xstateStep;
 
   constructor(scenario: Scenario, options: KernelOptions = {}) {
     this.scenario = scenario;
     this.store = options.store ?? new MemoryObjectStore();
+    this.keepTrace = options.keepTrace ?? true;
+    this.traceSink = options.onTrace ?? null;
+    this.machineStep = options.transition ?? xstateStep;
+    // An asynchronous store completes its trace entries after they are made.
+    assert((this.keepTrace && this.traceSink === null) || this.store.executeAsync === undefined, 'keepTrace false and onTrace need a synchronous store');
     this.latencyMode = options.latency ?? 'model';
     assert(this.latencyMode === 'model' || options.clock !== undefined, 'latency measured needs a clock');
     this.clock = options.clock ?? (() => 0);
@@ -463,6 +491,9 @@ export class Kernel {
     k.pendingLeaderRequests = [];
     k.pendingIo = [];
     k.onDeliver = null;
+    k.keepTrace = true;
+    k.traceSink = options.onTrace ?? null;
+    k.machineStep = options.transition ?? xstateStep;
     k.machines = {};
     for (const [id, persisted] of Object.entries(cp.machines)) {
       const name = id.split('|')[2] as MachineName;
@@ -642,7 +673,7 @@ export class Kernel {
         nowMs: 0,
         logEndOffset: logEndOffset(this.replica(key, part.leader).log),
       });
-      this.trace.push({ atMs: 0, type: 'leader', topic: part.topic, partition: part.partition, broker: part.leader, leaderEpoch: part.leaderEpoch, rule: 'initialLeader' });
+      this.emit({ atMs: 0, type: 'leader', topic: part.topic, partition: part.partition, broker: part.leader, leaderEpoch: part.leaderEpoch, rule: 'initialLeader' });
     }
     for (const key of this.state.partitionOrder) {
       const part = this.state.partitions[key];
@@ -809,12 +840,18 @@ export class Kernel {
     }
   }
 
+  /** Every trace entry goes through here: kept in `trace` (unless `keepTrace` is false) and streamed to `onTrace`. */
+  private emit(e: TraceEntry): void {
+    if (this.keepTrace) this.trace.push(e);
+    if (this.traceSink !== null) this.traceSink(e);
+  }
+
   addViolation(v: Violation): void {
     const k = `${v.invariant}|${v.subject ?? ''}`;
     if (this.state.violationKeys[k]) return;
     this.state.violationKeys[k] = true;
     this.state.violations.push(v);
-    this.trace.push({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
+    this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
   }
 
   private handle(ev: KernelEvent): void {
@@ -885,16 +922,15 @@ export class Kernel {
     const id = `${broker}|${key}|${name}`;
     const snap = this.machines[id];
     assert(snap !== undefined, `machine ${id} exists`);
-    const machine = MACHINES[name] as typeof followerFetcherMachine;
     const before = stateName(snap.value);
     this.onDeliver?.({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
-    const [next, actions] = pureTransition(machine as never, snap as never, event);
-    this.machines[id] = next as AnyMachineSnapshot;
+    const [next, actions] = this.machineStep(name, snap, event);
+    this.machines[id] = next;
     const after = stateName(next.value);
     const part = this.state.partitions[key] as PartitionState | undefined;
     if (before !== after) {
       const where = part === undefined ? {} : { topic: part.topic, partition: part.partition };
-      this.trace.push({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
+      this.emit({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
     }
     for (const a of actions) {
       const action = a as unknown as { type: string; params?: Record<string, unknown> };
@@ -933,7 +969,7 @@ export class Kernel {
         for (const b of batches) {
           if (b.baseOffset !== logEndOffset(r.log)) continue;
           const rolled = appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now);
-          if (rolled) this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: b.baseOffset, rule: 'segmentFull' });
+          if (rolled) this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: b.baseOffset, rule: 'segmentFull' });
           bytes += b.bytes;
           if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
         }
@@ -960,14 +996,14 @@ export class Kernel {
         const before = logEndOffset(r.log);
         this.changeLocalLog(r, () => truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset)));
         if (offset >= before) return;
-        this.trace.push({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
       }
       case 'truncateFullyAndStartAt': {
         const offset = p.offset as number;
         this.changeLocalLog(r, () => truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now));
-        this.trace.push({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
       }
@@ -980,23 +1016,23 @@ export class Kernel {
         if (bugOn('skipAuxState')) return;
         const entries = p.entries as EpochEntry[];
         r.log.leaderEpochs = entries.map(([e, s]) => [e, s] as EpochEntry);
-        this.trace.push({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, ...tp, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
+        this.emit({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, ...tp, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
         return;
       }
       case 'restoreProducerState': {
         const entries = p.entries as ProducerEntry[];
         r.log.producers = restoreProducerState(entries);
-        this.trace.push({ atMs: now, type: 'log', action: 'producerStateRestored', broker, ...tp, producers: entries.length, rule: 'auxStateProducerSnapshot' });
+        this.emit({ atMs: now, type: 'log', action: 'producerStateRestored', broker, ...tp, producers: entries.length, rule: 'auxStateProducerSnapshot' });
         return;
       }
       case 'startBackoff': {
         const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
         push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId: p.timerId as number });
-        this.trace.push({ atMs: now, type: 'fetcher', action: 'delayed', broker, ...tp, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
+        this.emit({ atMs: now, type: 'fetcher', action: 'delayed', broker, ...tp, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
         return;
       }
       case 'explain':
-        this.trace.push({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        this.emit({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
         return;
       // ---- leader
       case 'respondFetch':
@@ -1021,13 +1057,13 @@ export class Kernel {
       case 'appendAsLeader':
         return this.appendAsLeader(broker, key, p.msgId as number, p.records as number, p.acks as Acks);
       case 'rejectProduce':
-        this.trace.push({ atMs: now, type: 'produce', action: 'rejected', broker, ...tp, error: p.error as KafkaError, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'produce', action: 'rejected', broker, ...tp, error: p.error as KafkaError, rule: p.rule as string });
         return;
       case 'advanceHighWatermark': {
         const hw = Math.min(p.highWatermark as number, logEndOffset(r.log));
         if (hw <= r.log.highWatermark) return;
         r.log.highWatermark = hw;
-        this.trace.push({ atMs: now, type: 'highWatermark', broker, ...tp, highWatermark: hw });
+        this.emit({ atMs: now, type: 'highWatermark', broker, ...tp, highWatermark: hw });
         const committed = this.state.watch.committed[key];
         if (committed === undefined || hw > committed.highWatermark) {
           this.state.watch.committed[key] = { highWatermark: hw, epochs: checkpointUpTo(r.log.leaderEpochs, hw - 1) };
@@ -1040,7 +1076,7 @@ export class Kernel {
         return;
       case 'isrChanged':
         part.isr = [...(p.isr as number[])];
-        this.trace.push({ atMs: now, type: 'isr', broker, ...tp, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'isr', broker, ...tp, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
         return;
       // ---- remote log manager
       case 'scheduleTask': {
@@ -1053,7 +1089,7 @@ export class Kernel {
         if (offset <= r.highestOffsetInRemoteStorage) return;
         const from = r.highestOffsetInRemoteStorage;
         r.highestOffsetInRemoteStorage = offset;
-        this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
+        this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
         return;
       }
       case 'requestStep':
@@ -1063,7 +1099,7 @@ export class Kernel {
         const active = r.log.segments[r.log.segments.length - 1];
         if (active.endOffset < active.baseOffset) return;
         roll(r.log, now);
-        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
         return;
       }
       case 'startCopy':
@@ -1075,12 +1111,12 @@ export class Kernel {
         if (end > r.highestOffsetInRemoteStorage) {
           const from = r.highestOffsetInRemoteStorage;
           r.highestOffsetInRemoteStorage = end;
-          this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
+          this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
         }
         return;
       }
       case 'abortCopy':
-        this.trace.push({ atMs: now, type: 'rlm', action: 'copyFailed', broker, ...tp, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
+        this.emit({ atMs: now, type: 'rlm', action: 'copyFailed', broker, ...tp, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
         return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, 'copyFailed');
       case 'startRemoteDelete':
         return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, p.rule as string);
@@ -1118,7 +1154,7 @@ export class Kernel {
       batchIndex: batchIndexOf(seg.batches),
     };
     part.remoteMetadata.push(meta);
-    this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
+    this.emit({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
     const objects = this.segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
     this.state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
     for (const [objectKey, object, what] of objects) {
@@ -1137,11 +1173,11 @@ export class Kernel {
       const from = r.log.logStartOffset;
       this.changeLocalLog(r, () => maybeIncrementLogStartOffset(r.log, meta.endOffset + 1));
       if (r.log.logStartOffset !== from) {
-        this.trace.push({ atMs: this.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
+        this.emit({ atMs: this.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
       }
     }
     this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_STARTED');
-    this.trace.push({ atMs: this.state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
+    this.emit({ atMs: this.state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
     const keys = [meta.objectKeys.log, meta.objectKeys.offsetIndex, meta.objectKeys.leaderEpochCheckpoint, meta.objectKeys.producerSnapshot];
     this.state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'delete', segmentId, remaining: keys.length, ok: true, error: null };
     for (const k of keys) this.storeOp(broker, key, { op: 'delete', store: 'tiered', key: k }, requestId, 'delete');
@@ -1159,7 +1195,7 @@ export class Kernel {
       for (const v of checkLocalDelete(now, key, broker, first, r.log.logStartOffset, r.highestOffsetInRemoteStorage, tiered, part.remoteMetadata)) this.addViolation(v);
       r.log.segments.shift();
       this.localLogBytesChanged(-first.bytes);
-      this.trace.push({
+      this.emit({
         atMs: now, type: 'log', action: 'localSegmentDeleted', broker, topic: part.topic, partition: part.partition,
         baseOffset: first.baseOffset, endOffset: first.endOffset, bytes: first.bytes, rule: tiered ? 'localRetention' : 'logRetention',
       });
@@ -1223,7 +1259,7 @@ export class Kernel {
     const from = meta.state;
     if (from === to) return; // an idempotent re-publish: nothing changes
     meta.state = to;
-    this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
+    this.emit({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
   }
 
   metadataReady(key: string, broker: number): boolean {
@@ -1269,7 +1305,7 @@ export class Kernel {
       body,
     };
     this.state.metrics.requests[api] = (this.state.metrics.requests[api] ?? 0) + 1;
-    this.trace.push({
+    this.emit({
       atMs: this.state.nowMs,
       type: 'request',
       api,
@@ -1393,7 +1429,7 @@ export class Kernel {
     const batches = (b.batches as RecordBatch[] | undefined) ?? [];
     const bytes = batches.reduce((n, x) => n + x.bytes, 0);
     const records = batches.reduce((n, x) => n + (x.lastOffset - x.baseOffset + 1), 0);
-    this.trace.push({
+    this.emit({
       atMs: this.state.nowMs,
       type: 'response',
       api: msg.api,
@@ -1467,7 +1503,7 @@ export class Kernel {
     const part = this.state.partitions[ev.key];
     const ready = this.metadataReady(ev.key, ev.broker);
     const found = ready ? findRemoteSegment(part.remoteMetadata, ev.epoch, ev.offset) : undefined;
-    this.trace.push({
+    this.emit({
       atMs: this.state.nowMs,
       type: 'remoteMetadata',
       action: 'lookup',
@@ -1542,7 +1578,7 @@ export class Kernel {
       pending = this.store.executeAsync(req);
     } else result = this.store.execute(req);
     const index = this.trace.length;
-    this.trace.push(this.objectStoreEntry(broker, key, req, result, purpose));
+    this.emit(this.objectStoreEntry(broker, key, req, result, purpose));
     const issuedMs = this.state.nowMs;
     // A request to an available store is billed once its result is final (now, or once an
     // asynchronous store has answered, before the next step); a refused one is not.
@@ -1662,20 +1698,20 @@ export class Kernel {
       };
       part.nextSequence += count;
       if (appendBatch(r.log, batch, cfg['segment.bytes'], cfg['segment.ms'], now)) {
-        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
       }
     }
     const last = logEndOffset(r.log) - 1;
     this.state.metrics.produced.records += records;
     this.state.metrics.produced.bytes += records * model.recordBytes;
     this.localLogBytesChanged(records * model.recordBytes);
-    this.trace.push({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
+    this.emit({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
     // The producer's request and the leader's answer: one round trip from the client's zone.
     const roundTrip = 2 * this.latencyMs('producer', broker, key);
     if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
     else if (acks === 1) {
       this.state.produceLatencies.acks1.push(roundTrip);
-      this.trace.push({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
+      this.emit({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
     } else this.state.produceLatencies.acks0.push(0);
     // KIP-1176: the combiner puts the new bytes into the next WAL object.
     if (this.walEnabled(key)) this.deliver(broker, BROKER_KEY, 'walCombiner', { type: 'wal.appended', ...this.combinerFacts(broker) });
@@ -1697,7 +1733,7 @@ export class Kernel {
     for (const a of done) {
       const latencyMs = this.state.nowMs - a.sentMs + 2 * this.latencyMs('producer', part.leader, key);
       this.state.produceLatencies.acksAll.push(latencyMs);
-      this.trace.push({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs });
+      this.emit({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs });
     }
   }
 
@@ -1716,7 +1752,7 @@ export class Kernel {
       requestId: consumerId,
       body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
     };
-    this.trace.push({ atMs: this.state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
+    this.emit({ atMs: this.state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
     push(this.state.queue, this.state.nowMs + this.latencyMs('consumer', c.broker, c.key), { kind: 'deliver', msg });
   }
 
@@ -1785,7 +1821,7 @@ export class Kernel {
     c.remaining -= n;
     c.nextOffset += n;
     if (error !== null || batches.length === 0 || c.remaining <= 0) {
-      this.trace.push({ atMs: this.state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
+      this.emit({ atMs: this.state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
       delete this.state.consumers[String(c.id)];
       return;
     }
@@ -1801,13 +1837,13 @@ export class Kernel {
         const key = partitionKey(a.topic, a.partition);
         const part = this.state.partitions[key];
         if (part.replicas.includes(a.broker)) {
-          this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'already a replica' });
+          this.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'already a replica' });
           return;
         }
         part.replicas.push(a.broker);
         part.replicaStates[String(a.broker)] = { broker: a.broker, log: emptyLog(0, now), highestOffsetInRemoteStorage: -1 };
         for (const name of PARTITION_MACHINES) this.createMachine(a.broker, key, name);
-        this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, rule: 'replicaAdded' });
+        this.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, rule: 'replicaAdded' });
         if (!this.state.brokers[a.broker].alive) return;
         this.deliver(a.broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
         this.startFetcher(a.broker, key);
@@ -1816,9 +1852,9 @@ export class Kernel {
       case 'produce': {
         const key = partitionKey(a.topic, a.partition);
         const part = this.state.partitions[key];
-        this.trace.push({ atMs: now, type: 'timeline', action: 'produce', topic: a.topic, partition: a.partition, records: a.records, acks: a.acks });
+        this.emit({ atMs: now, type: 'timeline', action: 'produce', topic: a.topic, partition: a.partition, records: a.records, acks: a.acks });
         if (part.leader < 0 || !this.state.brokers[part.leader].alive) {
-          this.trace.push({ atMs: now, type: 'produce', action: 'rejected', topic: a.topic, partition: a.partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
+          this.emit({ atMs: now, type: 'produce', action: 'rejected', topic: a.topic, partition: a.partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
           return;
         }
         const cfg = this.state.topicConfigs[a.topic];
@@ -1840,7 +1876,7 @@ export class Kernel {
         const broker = a.broker ?? part.leader;
         const id = this.state.nextConsumerId++;
         this.state.consumers[String(id)] = { id, key, broker, nextOffset: a.fromOffset, remaining: a.records, local: 0, remote: 0 };
-        this.trace.push({ atMs: now, type: 'timeline', action: 'consume', broker, topic: a.topic, partition: a.partition, fromOffset: a.fromOffset, records: a.records });
+        this.emit({ atMs: now, type: 'timeline', action: 'consume', broker, topic: a.topic, partition: a.partition, fromOffset: a.fromOffset, records: a.records });
         this.sendConsumerFetch(id);
         return;
       }
@@ -1853,14 +1889,14 @@ export class Kernel {
           if (a.extraLatencyMs !== undefined) this.state.storeExtraLatencyMs[s] = a.extraLatencyMs;
         }
         const slow = a.extraLatencyMs !== undefined ? { extraLatencyMs: a.extraLatencyMs } : {};
-        this.trace.push({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, ...slow, rule: a.available ? (a.extraLatencyMs ? 'storeThrottled' : 'storeRecovered') : 'storeOutage' });
+        this.emit({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, ...slow, rule: a.available ? (a.extraLatencyMs ? 'storeThrottled' : 'storeRecovered') : 'storeOutage' });
         return;
       }
       case 'isolate':
       case 'heal': {
         if (a.kind === 'isolate') this.state.isolated[String(a.broker)] = true;
         else delete this.state.isolated[String(a.broker)];
-        this.trace.push({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
+        this.emit({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
         return;
       }
       case 'crash':
@@ -1871,11 +1907,11 @@ export class Kernel {
         const key = partitionKey(a.topic, a.partition);
         const part = this.state.partitions[key];
         if (!this.state.brokers[a.broker].alive || !part.isr.includes(a.broker)) {
-          this.trace.push({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'not a live in-sync replica (clean election only)', rule: 'electionRefused' });
+          this.emit({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'not a live in-sync replica (clean election only)', rule: 'electionRefused' });
           return;
         }
         if (part.leader === a.broker) return;
-        this.trace.push({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition });
+        this.emit({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition });
         return this.becomeLeader(key, a.broker, 'electLeader');
       }
     }
@@ -1902,7 +1938,7 @@ export class Kernel {
           if (topic === undefined || topic === t) (this.state.topicConfigs[t] as Record<string, ConfigValue>)[k] = v;
         }
       }
-      this.trace.push({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
+      this.emit({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
     }
     for (const key of this.state.partitionOrder) {
       if (wasTiered[key] && !this.tiered(key)) this.deleteRemoteOnDisable(key);
@@ -1933,7 +1969,7 @@ export class Kernel {
         const from = r.log.logStartOffset;
         r.log.logStartOffset = r.log.localLogStartOffset;
         truncateEpochsFromStart(r.log.leaderEpochs, r.log.logStartOffset);
-        this.trace.push({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker: r.broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteDeletedOnDisable' });
+        this.emit({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker: r.broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteDeletedOnDisable' });
       }
     }
     for (const m of part.remoteMetadata) {
@@ -1951,7 +1987,7 @@ export class Kernel {
     const b = this.state.brokers[broker];
     if (!b.alive) return;
     b.alive = false;
-    this.trace.push({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
+    this.emit({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
     // The combiner's pending bytes and its PUT in flight are lost with the broker's memory.
     this.createMachine(broker, BROKER_KEY, 'walCombiner');
     for (const id of Object.keys(this.state.wal.inflight)) {
@@ -1971,7 +2007,7 @@ export class Kernel {
       for (const name of PARTITION_MACHINES) this.createMachine(broker, key, name);
       if (part.isr.includes(broker) && part.isr.length > 1) {
         part.isr = part.isr.filter((x) => x !== broker);
-        this.trace.push({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
+        this.emit({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
         if (part.leader !== broker && part.leader >= 0 && this.state.brokers[part.leader].alive) {
           this.deliver(part.leader, key, 'leader', { type: 'partition.updated', isr: part.isr, ...this.leaderFacts(key, part.leader) });
         }
@@ -1982,14 +2018,14 @@ export class Kernel {
         delete this.state.wal.tailSync[key];
         const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
         if (next !== undefined) this.becomeLeader(key, next, 'leaderCrashed');
-        else this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
+        else this.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
       }
       if (part.leader === broker) {
         const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
         if (next !== undefined) this.becomeLeader(key, next, 'leaderCrashed');
         else {
           part.leader = -1;
-          this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
+          this.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
         }
       }
     }
@@ -2000,13 +2036,13 @@ export class Kernel {
     const b = this.state.brokers[broker];
     if (b.alive) return;
     b.alive = true;
-    this.trace.push({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
+    this.emit({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
     // WAL objects it was writing when it crashed have no metadata record: nothing else would delete them.
     for (const objectKey of this.state.wal.objectOrder[String(broker)] ?? []) {
       const o = this.state.wal.objects[objectKey];
       if (o.state !== 'orphan') continue;
       o.state = 'deleting';
-      this.trace.push({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey, rule: 'walOrphan' });
+      this.emit({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey, rule: 'walOrphan' });
       this.storeOp(broker, BROKER_KEY, { op: 'delete', store: 'wal', key: objectKey }, 0, 'walDelete');
     }
     for (const key of this.state.partitionOrder) {
@@ -2040,7 +2076,7 @@ export class Kernel {
       }
       part.parked = {};
       this.state.metrics.wal.tailSyncs++;
-      this.trace.push({ atMs: now, type: 'wal', action: 'syncingTail', broker, topic: part.topic, partition: part.partition, previous: old, logEndOffset: logEndOffset(this.replica(key, broker).log), rule: 'walTailSync' });
+      this.emit({ atMs: now, type: 'wal', action: 'syncingTail', broker, topic: part.topic, partition: part.partition, previous: old, logEndOffset: logEndOffset(this.replica(key, broker).log), rule: 'walTailSync' });
       this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
       this.deliver(broker, key, 'walReplica', { type: 'wal.syncTail' });
       return;
@@ -2061,7 +2097,7 @@ export class Kernel {
     // Ry is in memory on the old leader only; the new leader learns it at its first task run.
     r.highestOffsetInRemoteStorage = -1;
     this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
-    this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
+    this.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
     this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
     this.deliver(broker, key, 'walReplica', { type: 'wal.stopped' });
     if (this.walEnabled(key)) this.state.wal.next[key] = logEndOffset(r.log);
@@ -2181,7 +2217,7 @@ export class Kernel {
           const part = this.state.partitions[c.key];
           if (part.leader === broker && part.leaderEpoch === c.leaderEpoch) this.state.wal.next[c.key] = Math.min(this.state.wal.next[c.key] ?? c.baseOffset, c.baseOffset);
         }
-        this.trace.push({ atMs: now, type: 'wal', action: 'putFailed', broker, objectKey: inflight.objectKey, error: (p.error as string | null) ?? null, failures: p.failures as number, rule: 'walPutFailed' });
+        this.emit({ atMs: now, type: 'wal', action: 'putFailed', broker, objectKey: inflight.objectKey, error: (p.error as string | null) ?? null, failures: p.failures as number, rule: 'walPutFailed' });
         return;
       }
       default:
@@ -2212,7 +2248,7 @@ export class Kernel {
     this.state.wal.inflight[`${broker}|${requestId}`] = { objectKey, chunks };
     this.state.wal.objects[objectKey] = { key: objectKey, broker, bytes, createdMs: now, state: 'putting', chunkIds: [] };
     (this.state.wal.objectOrder[String(broker)] ??= []).push(objectKey);
-    this.trace.push({ atMs: now, type: 'wal', action: 'flush', broker, objectKey, chunks: chunks.length, bytes, reason, rule: 'walCombinerFlush' });
+    this.emit({ atMs: now, type: 'wal', action: 'flush', broker, objectKey, chunks: chunks.length, bytes, reason, rule: 'walCombinerFlush' });
     this.storeOp(broker, BROKER_KEY, { op: 'put', store: 'wal', key: objectKey, object: { bytes, body: { kind: 'segment', batches } } }, requestId, 'walPut');
   }
 
@@ -2273,7 +2309,7 @@ export class Kernel {
       m.metadata.bytes += recordBytes;
       let crossZone = zone(broker) !== zone(metaLeader) ? recordBytes : 0;
       for (const r of metaReplicas) if (r !== metaLeader && zone(r) !== zone(metaLeader)) crossZone += recordBytes;
-      this.trace.push({ atMs: now, type: 'wal', action: 'chunkPublished', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, range: chunk.range, baseOffset: chunk.baseOffset, lastOffset: chunk.lastOffset, leaderEpoch: chunk.leaderEpoch, metadataOffset: chunk.id, rule: 'walMetadataPublished' });
+      this.emit({ atMs: now, type: 'wal', action: 'chunkPublished', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, range: chunk.range, baseOffset: chunk.baseOffset, lastOffset: chunk.lastOffset, leaderEpoch: chunk.leaderEpoch, metadataOffset: chunk.id, rule: 'walMetadataPublished' });
       for (const f of part.replicas) {
         if (f === broker || !this.state.brokers[f].alive) continue;
         if (zone(f) !== zone(metaLeader)) crossZone += recordBytes;
@@ -2306,7 +2342,7 @@ export class Kernel {
         if (c !== undefined && wal.objects[c.objectKey]?.state !== 'live') delete wal.chunks[String(id)];
       }
       wal.metadata = wal.metadata.slice(drop);
-      this.trace.push({ atMs: this.state.nowMs, type: 'wal', action: 'metadataRetention', topic: WAL_METADATA_TOPIC, records: drop, rule: 'walMetadataRetention' });
+      this.emit({ atMs: this.state.nowMs, type: 'wal', action: 'metadataRetention', topic: WAL_METADATA_TOPIC, records: drop, rule: 'walMetadataRetention' });
     }
     m.retainedRecords = wal.metadata.length;
     m.retainedBytes = wal.metadata.length * this.state.model.walMetadataRecordBytes;
@@ -2330,7 +2366,7 @@ export class Kernel {
       const why = this.walObjectDeletable(o);
       if (why === null) break;
       o.state = 'deleting';
-      this.trace.push({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey: o.key, rule: why });
+      this.emit({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey: o.key, rule: why });
       this.storeOp(broker, BROKER_KEY, { op: 'delete', store: 'wal', key: o.key }, 0, 'walDelete');
     }
     // Objects gone for good leave the order.
@@ -2395,19 +2431,19 @@ export class Kernel {
       case 'startRetryTimer': {
         const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
         push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'walReplica', broker, key, timerId: p.timerId as number });
-        this.trace.push({ atMs: now, type: 'wal', action: 'readDelayed', broker, ...tp, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
+        this.emit({ atMs: now, type: 'wal', action: 'readDelayed', broker, ...tp, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
         return;
       }
       case 'tailSynced': {
         const sync = this.state.wal.tailSync[key];
         if (sync === undefined || sync.broker !== broker) return;
         delete this.state.wal.tailSync[key];
-        this.trace.push({ atMs: now, type: 'wal', action: 'tailSynced', broker, ...tp, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
+        this.emit({ atMs: now, type: 'wal', action: 'tailSynced', broker, ...tp, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
         return this.completeLeadership(key, broker, sync.rule, sync.previous);
       }
       case 'explain': {
         if (p.rule === 'walChunkStaleEpoch') this.state.metrics.wal.chunksDroppedStaleEpoch++;
-        this.trace.push({ atMs: now, type: 'wal', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        this.emit({ atMs: now, type: 'wal', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
         return;
       }
       default:
@@ -2444,7 +2480,7 @@ export class Kernel {
     for (const b of batches) {
       if (b.baseOffset !== logEndOffset(r.log)) continue;
       if (appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now)) {
-        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
       }
       records += b.lastOffset - b.baseOffset + 1;
       bytes += b.bytes;
@@ -2454,7 +2490,7 @@ export class Kernel {
     const m = this.state.metrics.wal;
     m.chunksApplied++;
     m.bytesApplied += bytes;
-    this.trace.push({ atMs: now, type: 'log', action: 'walChunkAppended', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, baseOffset: first, lastOffset: logEndOffset(r.log) - 1, records, leaderEpoch: chunk.leaderEpoch, rule: 'walChunkAppended' });
+    this.emit({ atMs: now, type: 'log', action: 'walChunkAppended', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, baseOffset: first, lastOffset: logEndOffset(r.log) - 1, records, leaderEpoch: chunk.leaderEpoch, rule: 'walChunkAppended' });
     if (logEndOffset(r.log) !== chunk.lastOffset + 1) this.walLogChanged(broker, key);
     if (records > 0) this.deliver(broker, key, 'fetcher', { type: 'wal.appended', logEndOffset: logEndOffset(r.log), lastEpoch: latestEpoch(r.log.leaderEpochs) });
   }
