@@ -12,8 +12,8 @@
  * (batch.size 128 KiB, linger.ms 1000) fills a partition's batch for one second at
  * 100 KB/s and sends it when linger expires, so each produce is one 100 KB batch. The
  * partitions' linger clocks are staggered (partition i sends at i x 20 ms past each
- * second), so the cluster sees a produce every 20 ms, as a steady stream rather than a
- * burst each second. The produce rate sets the number of simulated events (each produce
+ * second, from t = 10 ms, once the followers are in the ISR), so the cluster sees a
+ * produce every 20 ms, as a steady stream rather than a burst each second. The produce rate sets the number of simulated events (each produce
  * wakes the followers' long-polled Fetches, which answer, append and fetch again);
  * linger.ms 100 would be the same 5 MB/s with ten times the events.
  *
@@ -85,7 +85,8 @@ export function workloadDocument(options: WorkloadOptions = {}) {
       },
     ],
     timeline: Array.from({ length: o.partitions }, (_, p) => ({
-      at: p * stagger,
+      // From 10 ms on: the followers have joined the ISR (min.insync.replicas 2).
+      at: 10 + p * stagger,
       produce: { topic: 'events', partition: p, records: recordsPerProduce, acks: 'all', everyMs: o.producePeriodMs },
     })),
     until: o.durationMs,
