@@ -148,33 +148,76 @@ export function checkRemoteTransition(atMs: number, key: string, segmentId: stri
   return [{ atMs, invariant: 'remoteStateForwardOnly', subject: `${key}/${segmentId}`, message: `remote segment ${segmentId} of ${key} moved ${from} -> ${to}` }];
 }
 
-/** Checks run after every step; cheap enough for every event. */
-export function checkInvariants(k: Kernel): Violation[] {
+/** `broker|partition` keys of the watch, made once per replica (they are looked up every step). */
+const watchIds = new Map<string, string>();
+
+function watchId(broker: number, key: string): string {
+  const k = `${broker} ${key}`;
+  let id = watchIds.get(k);
+  if (id === undefined) watchIds.set(k, (id = `${broker}|${key}`));
+  return id;
+}
+
+/**
+ * The first offset at or above `from` not covered, contiguously, by finished remote
+ * segments taken in base offset order (a stable order: equal bases keep their order).
+ */
+function coveredUpTo(remote: readonly RemoteSegmentMetadata[], from: number): number {
+  // Segments are recorded in copy order, which is base offset order unless a new leader
+  // copied from lower offsets: then sort (as the plain statement of the check does).
+  let sorted = true;
+  let prev = Number.NEGATIVE_INFINITY;
+  for (const m of remote) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED') continue;
+    if (m.baseOffset < prev) {
+      sorted = false;
+      break;
+    }
+    prev = m.baseOffset;
+  }
+  const finished = sorted ? remote : remote.filter((m) => m.state === 'COPY_SEGMENT_FINISHED').sort((a, b) => a.baseOffset - b.baseOffset);
+  let next = from;
+  for (const m of finished) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED') continue;
+    if (m.baseOffset <= next && m.endOffset >= next) next = m.endOffset + 1;
+  }
+  return next;
+}
+
+/**
+ * Checks run after every step; cheap enough for every event. `keys`: only these
+ * partitions (in partition order), those the step may have changed; the kernel passes them,
+ * since a partition's answer depends only on its own state, the brokers' liveness and what
+ * the watch remembers of it. Without `keys`, every partition.
+ */
+export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.partitionOrder): Violation[] {
   const out: Violation[] = [];
   const atMs = k.state.nowMs;
-  for (const key of k.state.partitionOrder) {
+  const watch = k.state.watch;
+  for (const key of keys) {
     const part = k.state.partitions[key];
-    for (const r of Object.values(part.replicaStates)) {
+    const replicas = part.replicaStates;
+    // Only committed data is uploaded: Ry stays below the highest HW the partition reached.
+    // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
+    // and uploaded until its followers report, as in Kafka.)
+    const committedHw = watch.committed[key]?.highWatermark ?? 0;
+    for (const b in replicas) {
+      const r = replicas[b];
       const log = r.log;
       const leo = logEndOffset(log);
-      const subject = `${key}@${r.broker}`;
       if (!(leo >= log.highWatermark && log.highWatermark >= log.localLogStartOffset && log.localLogStartOffset >= log.logStartOffset)) {
         out.push({
           atMs,
           invariant: 'offsetsOrdered',
-          subject,
+          subject: `${key}@${r.broker}`,
           message: `broker ${r.broker} ${key}: LEO ${leo}, HW ${log.highWatermark}, LLSO ${log.localLogStartOffset}, LSO ${log.logStartOffset} are out of order`,
         });
       }
-      // Only committed data is uploaded: Ry stays below the highest HW the partition reached.
-      // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
-      // and uploaded until its followers report, as in Kafka.)
-      const committedHw = k.state.watch.committed[key]?.highWatermark ?? 0;
       if (r.broker === part.leader && r.highestOffsetInRemoteStorage >= Math.max(log.highWatermark, committedHw)) {
         out.push({
           atMs,
           invariant: 'offsetsOrdered',
-          subject: `${subject}/ry`,
+          subject: `${key}@${r.broker}/ry`,
           message: `leader ${r.broker} ${key}: highest offset in remote storage ${r.highestOffsetInRemoteStorage} is not below HW ${Math.max(log.highWatermark, committedHw)} (the highest committed)`,
         });
       }
@@ -182,31 +225,25 @@ export function checkInvariants(k: Kernel): Violation[] {
       // briefly name remote data the leader already deleted).
       if (r.broker === part.leader && log.logStartOffset < log.localLogStartOffset) {
         // [LSO, LLSO) must be covered by finished remote segments, contiguously.
-        let next = log.logStartOffset;
-        const finished = part.remoteMetadata
-          .filter((m) => m.state === 'COPY_SEGMENT_FINISHED')
-          .sort((a, b) => a.baseOffset - b.baseOffset);
-        for (const m of finished) {
-          if (m.baseOffset <= next && m.endOffset >= next) next = m.endOffset + 1;
-        }
+        const next = coveredUpTo(part.remoteMetadata, log.logStartOffset);
         if (next < log.localLogStartOffset) {
           out.push({
             atMs,
             invariant: 'everyOffsetRetained',
-            subject: `${subject}/retained`,
+            subject: `${key}@${r.broker}/retained`,
             message: `broker ${r.broker} ${key}: offset ${next} is below the local log start ${log.localLogStartOffset} but in no finished remote segment`,
           });
         }
       }
     }
-    const watch = k.state.watch;
     const lastEpoch = watch.leaderEpoch[key];
     if (lastEpoch !== undefined && part.leaderEpoch < lastEpoch) {
       out.push({ atMs, invariant: 'leaderEpochNeverDecreases', subject: `${key}/epoch`, message: `${key}: leader epoch went from ${lastEpoch} to ${part.leaderEpoch}` });
     }
     watch.leaderEpoch[key] = Math.max(lastEpoch ?? -1, part.leaderEpoch);
-    for (const r of Object.values(part.replicaStates)) {
-      const id = `${r.broker}|${key}`;
+    for (const b in replicas) {
+      const r = replicas[b];
+      const id = watchId(r.broker, key);
       const seen = watch.highestOffsetInRemoteStorage[id];
       if (seen !== undefined && r.highestOffsetInRemoteStorage < seen) {
         out.push({
@@ -216,10 +253,10 @@ export function checkInvariants(k: Kernel): Violation[] {
           message: `broker ${r.broker} ${key}: highest offset in remote storage went from ${seen} to ${r.highestOffsetInRemoteStorage} while up`,
         });
       }
-      watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
+      if (seen !== r.highestOffsetInRemoteStorage) watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
     }
     if (part.leader >= 0 && k.state.brokers[part.leader].alive) {
-      const leaderLog = part.replicaStates[String(part.leader)].log;
+      const leaderLog = replicas[String(part.leader)].log;
       const committed = watch.committed[key];
       if (committed !== undefined) {
         const leo = logEndOffset(leaderLog);
@@ -235,7 +272,9 @@ export function checkInvariants(k: Kernel): Violation[] {
             const [epoch, start] = committed.epochs[i];
             const next = committed.epochs[i + 1];
             const last = (next === undefined ? committed.highWatermark : next[1]) - 1;
-            for (const o of [start, last]) {
+            // The first and the last committed offset of each epoch.
+            for (let j = 0; j < 2; j++) {
+              const o = j === 0 ? start : last;
               if (o < leaderLog.logStartOffset || o >= committed.highWatermark) continue;
               const has = epochForOffset(leaderLog.leaderEpochs, o);
               if (has !== epoch) {
@@ -251,27 +290,22 @@ export function checkInvariants(k: Kernel): Violation[] {
         }
       }
       for (const b of part.isr) {
-        const r = part.replicaStates[String(b)];
+        const r = replicas[String(b)];
         if (r === undefined) continue;
         // An in-sync follower agrees with the leader on the epoch of every committed offset
-        // both still hold (what the remote auxiliary state's checkpoint restores).
+        // both still hold (what the remote auxiliary state's checkpoint restores): checked at
+        // the first such offset and wherever either cache starts an epoch. (An offset met
+        // twice gives the same answer twice, so the first failing one is the one reported.)
         if (b !== part.leader && k.state.brokers[b].alive) {
           const lo = Math.max(leaderLog.logStartOffset, r.log.logStartOffset);
           const hi = Math.min(leaderLog.highWatermark, r.log.highWatermark, logEndOffset(r.log)) - 1;
-          const points = new Set<number>([lo]);
-          for (const [, start] of [...leaderLog.leaderEpochs, ...r.log.leaderEpochs]) if (start >= lo && start <= hi) points.add(start);
-          for (const o of points) {
-            if (o > hi) continue;
-            const want = epochForOffset(leaderLog.leaderEpochs, o);
-            const has = epochForOffset(r.log.leaderEpochs, o);
-            if (want !== has) {
-              out.push({
-                atMs,
-                invariant: 'followerEpochsMatchLeader',
-                subject: `${key}@${b}/epochs`,
-                message: `in-sync follower ${b} ${key}: committed offset ${o} is in epoch ${has} there, ${want} on leader ${part.leader}`,
-              });
-              break;
+          let failed = lo <= hi && epochMismatch(out, atMs, key, part.leader, b, leaderLog, r.log, lo);
+          for (let pass = 0; pass < 2 && !failed; pass++) {
+            for (const [, start] of pass === 0 ? leaderLog.leaderEpochs : r.log.leaderEpochs) {
+              if (start >= lo && start <= hi && epochMismatch(out, atMs, key, part.leader, b, leaderLog, r.log, start)) {
+                failed = true;
+                break;
+              }
             }
           }
         }
@@ -288,6 +322,20 @@ export function checkInvariants(k: Kernel): Violation[] {
     }
   }
   return out;
+}
+
+/** followerEpochsMatchLeader at offset `o`: records the violation and returns true when the two caches disagree. */
+function epochMismatch(out: Violation[], atMs: number, key: string, leader: number, b: number, leaderLog: PartitionLog, log: PartitionLog, o: number): boolean {
+  const want = epochForOffset(leaderLog.leaderEpochs, o);
+  const has = epochForOffset(log.leaderEpochs, o);
+  if (want === has) return false;
+  out.push({
+    atMs,
+    invariant: 'followerEpochsMatchLeader',
+    subject: `${key}@${b}/epochs`,
+    message: `in-sync follower ${b} ${key}: committed offset ${o} is in epoch ${has} there, ${want} on leader ${leader}`,
+  });
+  return true;
 }
 
 /**

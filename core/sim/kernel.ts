@@ -11,6 +11,7 @@
  * sessions, quotas, transactions, compaction.
  */
 import { type AnyMachineSnapshot, initialTransition } from 'xstate';
+import { fastTransition } from './fast-transition.js';
 import { pureTransition } from './pure-transition.js';
 import {
   type BrokerConfig,
@@ -309,18 +310,30 @@ export interface KernelOptions {
   /** Called with every trace entry as it is made, kept or not (synchronous stores only). */
   onTrace?: (e: TraceEntry) => void;
   /**
-   * The machine step (default: XState's pure `transition()`, core/sim/pure-transition.ts).
+   * The machine step (default `fastStep`, the equivalent of XState's pure `transition()`).
    * The benchmark replaces it to measure what the machines cost; it must return what
    * `transition()` returns for the same arguments, or the run is a different run.
    */
   transition?: MachineStep;
+  /**
+   * Check the invariants of every partition after every step, not only of those the step
+   * may have changed (slower; the tests use it to show that both give the same run).
+   */
+  checkEveryPartition?: boolean;
 }
 
 /** One machine step: the next snapshot and the actions it asks for. */
 export type MachineStep = (name: MachineName, snapshot: AnyMachineSnapshot, event: { type: string }) => [AnyMachineSnapshot, unknown[]];
 
-/** The default machine step: XState's pure transition of the named machine. */
+/** XState's pure `transition()` of the named machine (core/sim/pure-transition.ts): the reference. */
 export const xstateStep: MachineStep = (name, snapshot, event) => pureTransition(MACHINES[name] as never, snapshot as never, event) as [AnyMachineSnapshot, unknown[]];
+
+/**
+ * The kernel's default machine step: the same transition as `xstateStep`, computed from
+ * the same machine definitions without XState's per-call cost (core/sim/fast-transition.ts;
+ * the tests compare the two on every machine).
+ */
+export const fastStep: MachineStep = (name, snapshot, event) => fastTransition(MACHINES[name], snapshot, event);
 
 export const MACHINES = {
   fetcher: followerFetcherMachine,
@@ -409,14 +422,24 @@ export class Kernel {
   onDeliver: ((d: Delivery) => void) | null = null;
   private keepTrace = true;
   private traceSink: ((e: TraceEntry) => void) | null = null;
-  private machineStep: MachineStep = xstateStep;
+  private machineStep: MachineStep = fastStep;
+  private checkEveryPartition = false;
+  /**
+   * Partitions the current step may have changed, by partition index; their invariants are
+   * checked after the step (an unchanged partition gives the answer of its last check).
+   * `touchedAll`: every partition (at the start, after a restore, after a cluster-wide change).
+   */
+  private touched: string[] = [];
+  private touchedAll = true;
+  private partitionIndex: Record<string, number> = {};
 
   constructor(scenario: Scenario, options: KernelOptions = {}) {
     this.scenario = scenario;
     this.store = options.store ?? new MemoryObjectStore();
     this.keepTrace = options.keepTrace ?? true;
     this.traceSink = options.onTrace ?? null;
-    this.machineStep = options.transition ?? xstateStep;
+    this.machineStep = options.transition ?? fastStep;
+    this.checkEveryPartition = options.checkEveryPartition ?? false;
     // An asynchronous store completes its trace entries after they are made.
     assert((this.keepTrace && this.traceSink === null) || this.store.executeAsync === undefined, 'keepTrace false and onTrace need a synchronous store');
     this.latencyMode = options.latency ?? 'model';
@@ -493,7 +516,12 @@ export class Kernel {
     k.onDeliver = null;
     k.keepTrace = true;
     k.traceSink = options.onTrace ?? null;
-    k.machineStep = options.transition ?? xstateStep;
+    k.machineStep = options.transition ?? fastStep;
+    k.checkEveryPartition = options.checkEveryPartition ?? false;
+    k.touched = [];
+    k.touchedAll = true;
+    k.partitionIndex = {};
+    k.state.partitionOrder.forEach((key, i) => (k.partitionIndex[key] = i));
     k.machines = {};
     for (const [id, persisted] of Object.entries(cp.machines)) {
       const name = id.split('|')[2] as MachineName;
@@ -545,6 +573,7 @@ export class Kernel {
         if (initial !== undefined) this.buildInitialLog(part, leaderState, initial);
         else leaderState.log.leaderEpochs = [[part.leaderEpoch, 0]];
         this.state.partitions[key] = part;
+        this.partitionIndex[key] = this.state.partitionOrder.length;
         this.state.partitionOrder.push(key);
       }
     }
@@ -819,8 +848,33 @@ export class Kernel {
     this.state.nowMs = next.at;
     this.state.stepCount++;
     this.handle(next.ev);
-    for (const v of checkInvariants(this)) this.addViolation(v);
+    this.checkTouched();
     return true;
+  }
+
+  /** The step may have changed this partition (its invariants are checked after it). */
+  private touch(key: string): void {
+    const t = this.touched;
+    if (this.touchedAll || key === BROKER_KEY || (t.length > 0 && t[t.length - 1] === key) || t.includes(key)) return;
+    t.push(key);
+  }
+
+  /** A change that may reach every partition (a crash, a config change). */
+  private touchAll(): void {
+    this.touchedAll = true;
+  }
+
+  /** Checks the invariants of the partitions touched since the last check, in partition order. */
+  private checkTouched(): void {
+    const t = this.touched;
+    let keys: readonly string[] = t;
+    if (this.touchedAll || this.checkEveryPartition) keys = this.state.partitionOrder;
+    else if (t.length === 0) return;
+    else if (t.length > 1) t.sort((a, b) => this.partitionIndex[a] - this.partitionIndex[b]);
+    const found = checkInvariants(this, keys);
+    t.length = 0;
+    this.touchedAll = false;
+    for (const v of found) this.addViolation(v);
   }
 
   /** Processes every event at or before `ms` (and before `until`); the clock then reads `ms`. */
@@ -855,6 +909,11 @@ export class Kernel {
   }
 
   private handle(ev: KernelEvent): void {
+    if (ev.kind === 'deliver') this.touch(ev.msg.key);
+    else if (ev.kind === 'consumerFetch') {
+      const c = this.state.consumers[String(ev.consumerId)];
+      if (c !== undefined) this.touch(c.key);
+    } else if (ev.kind !== 'timeline') this.touch(ev.key);
     switch (ev.kind) {
       case 'timeline': {
         const action = this.scenario.timeline[ev.index].action;
@@ -922,6 +981,7 @@ export class Kernel {
     const id = `${broker}|${key}|${name}`;
     const snap = this.machines[id];
     assert(snap !== undefined, `machine ${id} exists`);
+    this.touch(key);
     const before = stateName(snap.value);
     this.onDeliver?.({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
     const [next, actions] = this.machineStep(name, snap, event);
@@ -1832,6 +1892,8 @@ export class Kernel {
 
   private applyTimeline(a: TimelineAction): void {
     const now = this.state.nowMs;
+    if ('topic' in a && a.topic !== undefined && 'partition' in a) this.touch(partitionKey(a.topic, a.partition));
+    else this.touchAll();
     switch (a.kind) {
       case 'addReplica': {
         const key = partitionKey(a.topic, a.partition);
@@ -1920,7 +1982,7 @@ export class Kernel {
   /** Exposed for the browser's recorded actions: same effect as a timeline event now. */
   applyAction(action: TimelineAction): void {
     this.applyTimeline(action);
-    for (const v of checkInvariants(this)) this.addViolation(v);
+    this.checkTouched();
   }
 
   private setConfig(values: Record<string, ConfigValue>, topic?: string): void {

@@ -1,0 +1,435 @@
+/**
+ * The machines' step, computed the way XState's `transition()` computes it, without its
+ * per-call cost. XState builds every intermediate snapshot in full (state value, node set,
+ * tags) and copies the context at each `assign`; a transition of the follower fetcher
+ * took 10 to 50 us, and a run of the reference hour takes millions of them. This reads the
+ * same machine definitions (XState's own state nodes, transitions, guards and actions) and
+ * follows the same SCXML microstep: select the first enabled transition from the active
+ * leaf up; exit the states below the transition's domain (deepest first); run the
+ * transition's actions; enter the target states (shallowest first, initial children by
+ * default); then take eventless (`always`) transitions until none is enabled. Actions
+ * resolve in XState's order: each `assign` sees the context of the ones before it, each
+ * `enqueueActions` runs its body and resolves what it queued in place, and every other
+ * action is returned as an effect `{ type, params }` (its params computed from the
+ * context at that point).
+ *
+ * The snapshot returned has the fields of XState's (a plain object, as XState's is): the
+ * state value and node list are computed once per configuration and shared, and an
+ * unchanged machine gets its snapshot back, as from XState.
+ *
+ * Covers what the model's machines use: compound and atomic states, guards (named,
+ * inline, `and`/`or`/`not`), `assign`, `enqueueActions` (with `enqueue.assign` and
+ * `check`), `reenter`, `always`. Anything else (parallel or history states, `raise`,
+ * `sendTo`, invoked or spawned actors, delays, a stopped or done machine) is handed to
+ * XState's `transition()` whole. The tests step every machine both ways over every
+ * bundled scenario and the machine exploration, and compare.
+ */
+import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
+import { and, assign as xassign, not, or } from 'xstate';
+import { pureTransition, scopeFor } from './pure-transition.js';
+
+/** XState's state node, as far as it is read here. */
+interface Node {
+  id: string;
+  key: string;
+  type: string;
+  order: number;
+  parent?: Node;
+  states: Record<string, Node>;
+  transitions: Map<string, Transition[]>;
+  always?: Transition[];
+  entry: unknown[];
+  exit: unknown[];
+  invoke: unknown[];
+  tags: string[];
+  history: unknown;
+  readonly initial: Transition;
+  machine: AnyStateMachine;
+}
+
+interface Transition {
+  source: Node;
+  target?: Node[];
+  actions: unknown[];
+  guard?: unknown;
+  reenter: boolean;
+}
+
+/** What a configuration (its one active leaf) gives the snapshot: computed once. */
+interface Config {
+  value: unknown;
+  tags: Set<string>;
+  /** The leaf and its ancestors, leaf first. */
+  chain: Node[];
+}
+
+/** XState's built-in guards, told apart by their check functions (names do not survive minifying). */
+const CHECK_AND = (and([]) as unknown as { check: unknown }).check;
+const CHECK_OR = (or([]) as unknown as { check: unknown }).check;
+const CHECK_NOT = (not(() => true) as unknown as { check: unknown }).check;
+
+/** Thrown when a machine needs something this does not cover; XState then takes the step. */
+class Unsupported extends Error {}
+
+const configs = new WeakMap<Node, Config>();
+const candidates = new WeakMap<Node, Map<string, Transition[]>>();
+/** Per transition and active leaf: the states exited and entered. */
+const plans = new WeakMap<Transition, Map<Node, Plan>>();
+const supported = new WeakMap<AnyStateMachine, boolean>();
+
+interface Plan {
+  exit: Node[];
+  entry: Node[];
+  defaultEntry: Set<Node>;
+}
+
+function isAtomic(n: Node): boolean {
+  return n.type === 'atomic' || n.type === 'final';
+}
+
+function isDescendant(child: Node, parent: Node | undefined): boolean {
+  let m = child;
+  while (m.parent !== undefined && m.parent !== parent) m = m.parent;
+  return m.parent === parent;
+}
+
+function properAncestors(n: Node, to: Node | undefined): Node[] {
+  const out: Node[] = [];
+  if (to === n) return out;
+  let m = n.parent;
+  while (m !== undefined && m !== to) {
+    out.push(m);
+    m = m.parent;
+  }
+  return out;
+}
+
+/** The machine uses only what this file covers (checked once per machine). */
+function isSupported(machine: AnyStateMachine): boolean {
+  let ok = supported.get(machine);
+  if (ok === undefined) {
+    ok = true;
+    const visit = (n: Node): void => {
+      if (n.type === 'parallel' || n.type === 'history' || n.type === 'final' || n.history) ok = false;
+      if (n.invoke.length > 0 || Object.keys((n as unknown as { config: { after?: object } }).config.after ?? {}).length > 0) ok = false;
+      for (const c of Object.values(n.states)) visit(c);
+    };
+    visit(machine.root as unknown as Node);
+    supported.set(machine, ok);
+  }
+  return ok;
+}
+
+function configOf(leaf: Node): Config {
+  let c = configs.get(leaf);
+  if (c === undefined) {
+    const chain = [leaf, ...properAncestors(leaf, undefined)];
+    // XState's getStateValue for a chain of compound states: 'leaf' or { a: { b: 'leaf' } }.
+    let value: unknown = leaf.key;
+    for (let i = 1; i < chain.length - 1; i++) value = { [chain[i].key]: value };
+    const tags = new Set<string>();
+    for (const n of chain) for (const t of n.tags) tags.add(t);
+    c = { value, tags, chain };
+    configs.set(leaf, c);
+  }
+  return c;
+}
+
+function matchesEventDescriptor(eventType: string, descriptor: string): boolean {
+  if (descriptor === eventType || descriptor === '*') return true;
+  if (!descriptor.endsWith('.*')) return false;
+  const partial = descriptor.split('.');
+  const tokens = eventType.split('.');
+  for (let i = 0; i < partial.length; i++) {
+    if (partial[i] === '*') return i === partial.length - 1;
+    if (partial[i] !== tokens[i]) return false;
+  }
+  return true;
+}
+
+/** XState's getCandidates: the exact event's transitions, then matching wildcards, longest first. */
+function candidatesOf(n: Node, eventType: string): Transition[] {
+  let m = candidates.get(n);
+  if (m === undefined) candidates.set(n, (m = new Map()));
+  let c = m.get(eventType);
+  if (c === undefined) {
+    const exact = n.transitions.get(eventType);
+    const wild = [...n.transitions.keys()]
+      .filter((d) => d !== eventType && matchesEventDescriptor(eventType, d))
+      .sort((a, b) => b.length - a.length)
+      .flatMap((d) => n.transitions.get(d) ?? []);
+    c = exact ? [...exact, ...wild] : wild;
+    m.set(eventType, c);
+  }
+  return c;
+}
+
+/** XState's getTransitionDomain (no history states). */
+function transitionDomain(t: Transition): Node | undefined {
+  const targets = t.target ?? [];
+  if (!t.reenter && targets.every((x) => x === t.source || isDescendant(x, t.source))) return t.source;
+  const all = [...targets, t.source];
+  const [head, ...tail] = all;
+  for (const a of properAncestors(head, undefined)) if (tail.every((x) => isDescendant(x, a))) return a;
+  if (t.reenter) return undefined;
+  return t.source.machine.root as unknown as Node;
+}
+
+function addDescendantsToEnter(n: Node, defaultEntry: Set<Node>, enter: Set<Node>): void {
+  if (n.type === 'compound') {
+    const [initial] = n.initial.target ?? [];
+    enter.add(initial);
+    defaultEntry.add(initial);
+    addDescendantsToEnter(initial, defaultEntry, enter);
+    for (const a of properAncestors(initial, n)) enter.add(a);
+  }
+}
+
+/** XState's computeExitSet and computeEntrySet for one transition from the leaf `leaf`. */
+function planOf(t: Transition, leaf: Node, active: readonly Node[]): Plan {
+  let m = plans.get(t);
+  if (m === undefined) plans.set(t, (m = new Map()));
+  let p = m.get(leaf);
+  if (p === undefined) {
+    const domain = transitionDomain(t);
+    const exit = new Set<Node>();
+    if (t.reenter && t.source === domain && domain !== undefined) exit.add(domain);
+    for (const n of active) if (isDescendant(n, domain)) exit.add(n);
+    const enter = new Set<Node>();
+    const defaultEntry = new Set<Node>();
+    for (const s of t.target ?? []) {
+      if (t.source !== s || t.source !== domain || t.reenter) {
+        enter.add(s);
+        defaultEntry.add(s);
+      }
+      addDescendantsToEnter(s, defaultEntry, enter);
+    }
+    for (const s of t.target ?? []) {
+      const reentrancy = t.source.parent === undefined && t.reenter ? undefined : domain;
+      for (const a of properAncestors(s, domain)) if (reentrancy === undefined || isDescendant(a, reentrancy)) enter.add(a);
+    }
+    p = { exit: [...exit].sort((a, b) => b.order - a.order), entry: [...enter].sort((a, b) => a.order - b.order), defaultEntry };
+    m.set(leaf, p);
+  }
+  return p;
+}
+
+/** One step's working state. */
+interface Step {
+  machine: AnyStateMachine;
+  snapshot: AnyMachineSnapshot;
+  event: { type: string };
+  context: Record<string, unknown>;
+  nodes: Node[];
+  leaf: Node;
+  /** Bumped by every assign and configuration change (XState makes a new snapshot then). */
+  version: number;
+  effects: unknown[];
+  scope: { self: unknown; system: unknown };
+}
+
+/** The snapshot the guards and `check` see: XState passes its intermediate snapshot. */
+function guardSnapshot(s: Step): AnyMachineSnapshot {
+  return s.version === 0 ? s.snapshot : makeSnapshot(s);
+}
+
+function guardPasses(s: Step, guard: unknown, context: Record<string, unknown>): boolean {
+  const implementations = s.machine.implementations.guards as Record<string, unknown>;
+  const inline = typeof guard === 'function';
+  const resolved = inline ? guard : implementations[typeof guard === 'string' ? guard : (guard as { type: string }).type];
+  if (!inline && !resolved) throw new Error(`Guard '${typeof guard === 'string' ? guard : (guard as { type: string }).type}' is not implemented.'.`);
+  if (typeof resolved !== 'function') return guardPasses(s, resolved, context);
+  const g = guard as { params?: unknown };
+  const params = inline || typeof guard === 'string' ? undefined : 'params' in g ? (typeof g.params === 'function' ? (g.params as (a: unknown) => unknown)({ context, event: s.event }) : g.params) : undefined;
+  const fn = resolved as ((args: unknown, params: unknown) => boolean) & { check?: unknown; guards?: unknown[] };
+  if (!('check' in fn)) return fn({ context, event: s.event }, params);
+  // XState's built-in guards and, or, not: their sub-guards are evaluated the same way.
+  const guards = fn.guards ?? [];
+  if (fn.check === CHECK_AND) return guards.every((x) => guardPasses(s, x, context));
+  if (fn.check === CHECK_OR) return guards.some((x) => guardPasses(s, x, context));
+  if (fn.check === CHECK_NOT) return !guardPasses(s, guards[0], context);
+  // Other built-ins (stateIn) check against the snapshot of the moment.
+  return (fn.check as (snap: unknown, args: unknown, g: unknown) => boolean)(guardSnapshot(s), { context, event: s.event }, fn);
+}
+
+function noSpawn(): never {
+  throw new Unsupported('spawn');
+}
+
+/** XState's resolveAndExecuteActionsWithContext, for assign, enqueueActions and effects. */
+function runActions(s: Step, actions: readonly unknown[]): void {
+  const implementations = s.machine.implementations.actions as Record<string, unknown>;
+  for (const action of actions) {
+    const inline = typeof action === 'function';
+    const resolved = (inline ? action : implementations[typeof action === 'string' ? action : (action as { type: string }).type]) as
+      | (((...a: unknown[]) => unknown) & { type?: string; resolve?: unknown; assignment?: unknown; collect?: unknown })
+      | undefined;
+    const a = action as { type?: string; params?: unknown };
+    const params = inline || typeof action === 'string' ? undefined : 'params' in a ? (typeof a.params === 'function' ? (a.params as (x: unknown) => unknown)({ context: s.context, event: s.event }) : a.params) : undefined;
+    if (resolved === undefined || !('resolve' in resolved)) {
+      const type = typeof action === 'string' ? action : typeof action === 'object' ? (action as { type: string }).type : ((action as { name?: string }).name || '(anonymous)');
+      s.effects.push({ type, params });
+      continue;
+    }
+    if (resolved.type === 'xstate.assign') {
+      const assignment = resolved.assignment;
+      const args = { context: s.context, event: s.event, spawn: noSpawn, self: s.scope.self, system: s.scope.system };
+      let update: Record<string, unknown>;
+      if (typeof assignment === 'function') update = assignment(args, params) as Record<string, unknown>;
+      else {
+        update = {};
+        for (const key of Object.keys(assignment as object)) {
+          const v = (assignment as Record<string, unknown>)[key];
+          update[key] = typeof v === 'function' ? (v as (x: unknown, p: unknown) => unknown)(args, params) : v;
+        }
+      }
+      s.context = { ...s.context, ...update };
+      s.version++;
+      continue;
+    }
+    if (resolved.type === 'xstate.enqueueActions') {
+      const queued: unknown[] = [];
+      const enqueue = Object.assign((x: unknown) => void queued.push(x), {
+        assign: (...args: unknown[]) => void queued.push((xassign as (...a: unknown[]) => unknown)(...args)),
+        cancel: () => {
+          throw new Unsupported('cancel');
+        },
+        raise: () => {
+          throw new Unsupported('raise');
+        },
+        sendTo: () => {
+          throw new Unsupported('sendTo');
+        },
+        sendParent: () => {
+          throw new Unsupported('sendParent');
+        },
+        spawnChild: () => {
+          throw new Unsupported('spawnChild');
+        },
+        stopChild: () => {
+          throw new Unsupported('stopChild');
+        },
+        emit: () => {
+          throw new Unsupported('emit');
+        },
+      });
+      const context = s.context;
+      (resolved.collect as (args: unknown, params: unknown) => void)(
+        { context, event: s.event, enqueue, check: (g: unknown) => guardPasses(s, g, context), self: s.scope.self, system: s.scope.system },
+        params,
+      );
+      runActions(s, queued);
+      continue;
+    }
+    // raise, sendTo, log, emit, cancel, spawn, stop: XState takes the whole step.
+    throw new Unsupported(String(resolved.type));
+  }
+}
+
+/** One microstep along transition `t` (XState's microstep, exit, actions, entry). */
+function microstep(s: Step, t: Transition): void {
+  if (t.target === undefined || t.target.length === 0) {
+    runActions(s, t.actions);
+    return;
+  }
+  const plan = planOf(t, s.leaf, s.nodes);
+  const nodes = new Set(s.nodes);
+  for (const n of plan.exit) {
+    runActions(s, n.exit);
+    nodes.delete(n);
+  }
+  runActions(s, t.actions);
+  for (const n of plan.entry) {
+    nodes.add(n);
+    runActions(s, n.entry);
+    if (plan.defaultEntry.has(n) && n.type === 'compound') runActions(s, n.initial.actions);
+  }
+  let same = nodes.size === s.nodes.length;
+  if (same) for (const n of s.nodes) if (!nodes.has(n)) same = false;
+  if (!same) {
+    s.nodes = [...nodes];
+    s.version++;
+  }
+  let leaf: Node | undefined;
+  for (const n of s.nodes) if (isAtomic(n)) leaf = n;
+  if (leaf === undefined) throw new Unsupported('no leaf');
+  s.leaf = leaf;
+}
+
+/** The first enabled transition for `eventType` from the leaf up, or the first enabled `always`. */
+function select(s: Step, eventless: boolean): Transition | undefined {
+  for (const n of configOf(s.leaf).chain) {
+    const list = eventless ? n.always : candidatesOf(n, s.event.type);
+    if (list === undefined) continue;
+    for (const t of list) if (t.guard === undefined || guardPasses(s, t.guard, s.context)) return t;
+  }
+  return undefined;
+}
+
+function makeSnapshot(s: Step): AnyMachineSnapshot {
+  const p = s.snapshot as AnyMachineSnapshot & Record<string, unknown>;
+  const c = configOf(s.leaf);
+  // The fields of XState's createMachineSnapshot, in its order.
+  return {
+    status: p.status,
+    output: p.output,
+    error: p.error,
+    machine: p.machine,
+    context: s.context,
+    _nodes: s.nodes,
+    value: c.value,
+    tags: c.tags,
+    children: p.children,
+    historyValue: p.historyValue,
+    matches: p.matches,
+    hasTag: p.hasTag,
+    can: p.can,
+    getMeta: p.getMeta,
+    toJSON: p.toJSON,
+  } as unknown as AnyMachineSnapshot;
+}
+
+/** XState's macrostep for one external event: the event's microstep, then eventless ones. */
+function macrostep(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: { type: string }): [AnyMachineSnapshot, unknown[]] {
+  const nodes = (snapshot as unknown as { _nodes: Node[] })._nodes;
+  let leaf: Node | undefined;
+  for (const n of nodes) if (isAtomic(n)) leaf = n;
+  if (leaf === undefined) throw new Unsupported('no leaf');
+  const s: Step = {
+    machine,
+    snapshot,
+    event,
+    context: snapshot.context as Record<string, unknown>,
+    nodes,
+    leaf,
+    version: 0,
+    effects: [],
+    scope: scopeFor(machine).scope as unknown as { self: unknown; system: unknown },
+  };
+  const t = select(s, false);
+  if (t !== undefined) microstep(s, t);
+  // Eventless transitions, until none is enabled or one changes nothing (XState's rule).
+  for (let guard = 0; ; guard++) {
+    if (guard > 1000) throw new Error(`${machine.id}: eventless transitions do not settle`);
+    const e = select(s, true);
+    if (e === undefined) break;
+    const before = s.version;
+    microstep(s, e);
+    if (s.version === before) break;
+  }
+  return [s.version === 0 ? snapshot : makeSnapshot(s), s.effects];
+}
+
+/**
+ * The next snapshot and the effects of `event`, as XState's `transition()` gives them
+ * (core/sim/pure-transition.ts), computed as described above.
+ */
+export function fastTransition(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: { type: string }): [AnyMachineSnapshot, unknown[]] {
+  if (snapshot.status !== 'active' || event.type.startsWith('xstate.') || !isSupported(machine)) return pureTransition(machine as never, snapshot as never, event) as [AnyMachineSnapshot, unknown[]];
+  try {
+    return macrostep(machine, snapshot, event);
+  } catch (e) {
+    if (e instanceof Unsupported) return pureTransition(machine as never, snapshot as never, event) as [AnyMachineSnapshot, unknown[]];
+    throw e;
+  }
+}
