@@ -149,13 +149,11 @@ export function checkRemoteTransition(atMs: number, key: string, segmentId: stri
 }
 
 /** `broker|partition` keys of the watch, made once per replica (they are looked up every step). */
-const watchIds = new Map<string, string>();
+const watchIds: Record<string, string[]> = {};
 
 function watchId(broker: number, key: string): string {
-  const k = `${broker} ${key}`;
-  let id = watchIds.get(k);
-  if (id === undefined) watchIds.set(k, (id = `${broker}|${key}`));
-  return id;
+  const ids = (watchIds[key] ??= []);
+  return (ids[broker] ??= `${broker}|${key}`);
 }
 
 /**
@@ -201,8 +199,11 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
     // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
     // and uploaded until its followers report, as in Kafka.)
     const committedHw = watch.committed[key]?.highWatermark ?? 0;
-    for (const b in replicas) {
+    // Replicas in broker id order (the order of the record's integer keys).
+    const brokers = k.state.brokers.length;
+    for (let b = 0; b < brokers; b++) {
       const r = replicas[b];
+      if (r === undefined) continue;
       const log = r.log;
       const leo = logEndOffset(log);
       if (!(leo >= log.highWatermark && log.highWatermark >= log.localLogStartOffset && log.localLogStartOffset >= log.logStartOffset)) {
@@ -241,8 +242,9 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
       out.push({ atMs, invariant: 'leaderEpochNeverDecreases', subject: `${key}/epoch`, message: `${key}: leader epoch went from ${lastEpoch} to ${part.leaderEpoch}` });
     }
     watch.leaderEpoch[key] = Math.max(lastEpoch ?? -1, part.leaderEpoch);
-    for (const b in replicas) {
+    for (let b = 0; b < brokers; b++) {
       const r = replicas[b];
+      if (r === undefined) continue;
       const id = watchId(r.broker, key);
       const seen = watch.highestOffsetInRemoteStorage[id];
       if (seen !== undefined && r.highestOffsetInRemoteStorage < seen) {
@@ -256,7 +258,7 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
       if (seen !== r.highestOffsetInRemoteStorage) watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
     }
     if (part.leader >= 0 && k.state.brokers[part.leader].alive) {
-      const leaderLog = replicas[String(part.leader)].log;
+      const leaderLog = replicas[part.leader].log;
       const committed = watch.committed[key];
       if (committed !== undefined) {
         const leo = logEndOffset(leaderLog);
@@ -290,7 +292,7 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
         }
       }
       for (const b of part.isr) {
-        const r = replicas[String(b)];
+        const r = replicas[b];
         if (r === undefined) continue;
         // An in-sync follower agrees with the leader on the epoch of every committed offset
         // both still hold (what the remote auxiliary state's checkpoint restores): checked at

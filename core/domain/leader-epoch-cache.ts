@@ -37,8 +37,9 @@ export function assignEpoch(cache: EpochEntry[], epoch: number, startOffset: num
 /** The epoch of the last entry with `startOffset <= offset`, or -1 when none. */
 export function epochForOffset(cache: readonly EpochEntry[], offset: number): number {
   let epoch = UNDEFINED_EPOCH;
-  for (const [e, start] of cache) {
-    if (start <= offset) epoch = e;
+  for (let i = 0; i < cache.length; i++) {
+    const entry = cache[i];
+    if (entry[1] <= offset) epoch = entry[0];
     else break;
   }
   return epoch;

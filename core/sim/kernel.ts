@@ -394,13 +394,21 @@ export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
+/** Names of nested state values, remembered per value object (the fast step shares them). */
+const stateNames = new WeakMap<object, string>();
+
 /** `{a: {b: 'c'}}` -> `a.b.c`. */
 export function stateName(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value !== null && typeof value === 'object') {
-    const [k, v] = Object.entries(value as Record<string, unknown>)[0] ?? ['', ''];
-    const rest = stateName(v);
-    return rest === '' ? k : `${k}.${rest}`;
+    let name = stateNames.get(value);
+    if (name === undefined) {
+      const [k, v] = Object.entries(value as Record<string, unknown>)[0] ?? ['', ''];
+      const rest = stateName(v);
+      name = rest === '' ? k : `${k}.${rest}`;
+      stateNames.set(value, name);
+    }
+    return name;
   }
   return '';
 }
@@ -520,6 +528,7 @@ export class Kernel {
     k.checkEveryPartition = options.checkEveryPartition ?? false;
     k.touched = [];
     k.touchedAll = true;
+    k.machineIds = {};
     k.partitionIndex = {};
     k.state.partitionOrder.forEach((key, i) => (k.partitionIndex[key] = i));
     k.machines = {};
@@ -719,7 +728,7 @@ export class Kernel {
     const part = this.state.partitions[key] as PartitionState | undefined;
     const input = part === undefined ? { broker, topic: '', partition: -1 } : { broker, topic: part.topic, partition: part.partition };
     const [snap] = initialTransition(machine, input);
-    this.machines[`${broker}|${key}|${name}`] = snap as AnyMachineSnapshot;
+    this.machines[this.machineId(broker, key, name)] = snap as AnyMachineSnapshot;
   }
 
   private startFetcher(broker: number, key: string): void {
@@ -742,13 +751,25 @@ export class Kernel {
   }
 
   replica(key: string, broker: number): ReplicaState {
-    const r = this.state.partitions[key].replicaStates[String(broker)];
+    const r = this.state.partitions[key].replicaStates[broker];
     assert(r !== undefined, `broker ${broker} hosts ${key}`);
     return r;
   }
 
+  /**
+   * `broker|topic-partition|machine`, the key of a machine, made once: a string built anew
+   * for every lookup would be hashed anew every time.
+   */
+  private machineId(broker: number, key: string, name: MachineName): string {
+    const perKey = (this.machineIds[key] ??= {});
+    const perBroker = (perKey[broker] ??= {});
+    return (perBroker[name] ??= `${broker}|${key}|${name}`);
+  }
+
+  private machineIds: Record<string, Record<number, Partial<Record<MachineName, string>>>> = {};
+
   machineSnapshot(broker: number, key: string, name: MachineName): AnyMachineSnapshot | undefined {
-    return this.machines[`${broker}|${key}|${name}`];
+    return this.machines[this.machineId(broker, key, name)];
   }
 
   machineState(broker: number, key: string, name: MachineName): string {
@@ -793,8 +814,14 @@ export class Kernel {
   private leaderFacts(key: string, broker: number) {
     const r = this.replica(key, broker);
     const part = this.state.partitions[key];
-    const entry = r.log.leaderEpochs.find(([e]) => e === part.leaderEpoch);
-    return { view: this.leaderView(key, broker), leaderEpochStartOffset: entry ? entry[1] : logEndOffset(r.log), nowMs: this.state.nowMs };
+    let start = -1;
+    for (const entry of r.log.leaderEpochs) {
+      if (entry[0] === part.leaderEpoch) {
+        start = entry[1];
+        break;
+      }
+    }
+    return { view: this.leaderView(key, broker), leaderEpochStartOffset: start >= 0 ? start : logEndOffset(r.log), nowMs: this.state.nowMs };
   }
 
   private latencyMs(a: Endpoint, b: Endpoint, key: string): number {
@@ -978,7 +1005,7 @@ export class Kernel {
 
   /** Steps one machine with an event and executes the effects it asks for. */
   private deliver(broker: number, key: string, name: MachineName, event: FollowerFetcherEvent | LeaderPartitionEvent | RemoteLogManagerEvent | WalCombinerEvent | WalReplicaEvent): void {
-    const id = `${broker}|${key}|${name}`;
+    const id = this.machineId(broker, key, name);
     const snap = this.machines[id];
     assert(snap !== undefined, `machine ${id} exists`);
     this.touch(key);
@@ -1365,19 +1392,15 @@ export class Kernel {
       body,
     };
     this.state.metrics.requests[api] = (this.state.metrics.requests[api] ?? 0) + 1;
-    this.emit({
-      atMs: this.state.nowMs,
-      type: 'request',
-      api,
-      source: broker,
-      target,
-      topic: part.topic,
-      partition: part.partition,
-      correlationId: msg.correlationId,
-      ...(api === 'Fetch' ? { fetchOffset: body.fetchOffset as number, currentLeaderEpoch: body.currentLeaderEpoch as number, lastFetchedEpoch: body.lastFetchedEpoch as number } : {}),
-      ...(api === 'ListOffsets' ? { timestamp: body.timestamp as ListOffsetsTimestamp } : {}),
-      ...(api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: body.leaderEpoch as number } : {}),
-    });
+    // Built field by field (no spreads of optional parts): the hottest trace entry.
+    const e: Record<string, unknown> = { atMs: this.state.nowMs, type: 'request', api, source: broker, target, topic: part.topic, partition: part.partition, correlationId: msg.correlationId };
+    if (api === 'Fetch') {
+      e.fetchOffset = body.fetchOffset;
+      e.currentLeaderEpoch = body.currentLeaderEpoch;
+      e.lastFetchedEpoch = body.lastFetchedEpoch;
+    } else if (api === 'ListOffsets') e.timestamp = body.timestamp;
+    else if (api === 'OffsetsForLeaderEpoch') e.leaderEpoch = body.leaderEpoch;
+    this.emit(e as unknown as TraceEntry);
     push(this.state.queue, this.state.nowMs + this.latencyMs(broker, target, key), { kind: 'deliver', msg });
   }
 
@@ -1419,7 +1442,9 @@ export class Kernel {
           lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
           waitExpired,
           walServes: this.walServes(msg.key, leader, b.fetchOffset as number),
-          ...facts,
+          view: facts.view,
+          leaderEpochStartOffset: facts.leaderEpochStartOffset,
+          nowMs: facts.nowMs,
         });
         break;
       }
@@ -1444,7 +1469,8 @@ export class Kernel {
         });
         break;
     }
-    this.pendingLeaderRequests = this.pendingLeaderRequests.filter((m) => m !== msg);
+    const i = this.pendingLeaderRequests.lastIndexOf(msg);
+    if (i >= 0) this.pendingLeaderRequests.splice(i, 1);
   }
 
   private respondFetch(broker: number, key: string, p: Record<string, unknown>): void {
@@ -1456,20 +1482,10 @@ export class Kernel {
     const error = p.error as KafkaError | null;
     const wal = p.rule === 'walEmptyRecords';
     const batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset as number, msg.body.maxBytes as number) : [];
-    this.reply(
-      msg,
-      {
-        error,
-        batches,
-        ...(wal ? { wal: true } : {}),
-        highWatermark: r.log.highWatermark,
-        logStartOffset: r.log.logStartOffset,
-        divergingEpoch: p.divergingEpoch,
-        fetchOffset: p.fetchOffset,
-        rule: p.rule,
-      },
-      broker,
-    );
+    const body: Record<string, unknown> = wal
+      ? { error, batches, wal: true, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
+      : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule };
+    this.reply(msg, body, broker);
   }
 
   private respond(broker: number, key: string, msgId: number, body: Record<string, unknown>): void {
@@ -1479,7 +1495,18 @@ export class Kernel {
   }
 
   private reply(request: Message, body: Record<string, unknown>, from: number): void {
-    const msg: Message = { ...request, dir: 'response', source: from, target: request.source, body, msgId: this.state.nextMsgId++ };
+    // The request's fields, in its order, with the response's values.
+    const msg: Message = {
+      msgId: this.state.nextMsgId++,
+      correlationId: request.correlationId,
+      api: request.api,
+      dir: 'response',
+      source: from,
+      target: request.source,
+      key: request.key,
+      requestId: request.requestId,
+      body,
+    };
     push(this.state.queue, this.state.nowMs + this.latencyMs(from, request.source, request.key), { kind: 'deliver', msg });
   }
 
@@ -1487,33 +1514,45 @@ export class Kernel {
     const part = this.state.partitions[msg.key];
     const b = msg.body;
     const batches = (b.batches as RecordBatch[] | undefined) ?? [];
-    const bytes = batches.reduce((n, x) => n + x.bytes, 0);
-    const records = batches.reduce((n, x) => n + (x.lastOffset - x.baseOffset + 1), 0);
-    this.emit({
+    let bytes = 0;
+    let records = 0;
+    for (const x of batches) {
+      bytes += x.bytes;
+      records += x.lastOffset - x.baseOffset + 1;
+    }
+    // Built field by field (no spreads of optional parts): with requests, the hottest entry.
+    const e: Record<string, unknown> = {
       atMs: this.state.nowMs,
       type: 'response',
       api: msg.api,
-      source: msg.source as number,
+      source: msg.source,
       target: msg.target,
       topic: part.topic,
       partition: part.partition,
       correlationId: msg.correlationId,
       error: (b.error as KafkaError | null) ?? null,
-      ...(msg.api === 'Fetch'
-        ? {
-            records,
-            bytes,
-            fetchOffset: (b.fetchOffset as number | undefined) ?? (msg.body.fetchOffset as number),
-            ...(b.highWatermark !== undefined ? { highWatermark: b.highWatermark as number, logStartOffset: b.logStartOffset as number } : {}),
-            ...(b.divergingEpoch ? { divergingEpoch: b.divergingEpoch as { epoch: number; endOffset: number } } : {}),
-            ...(b.servedFrom ? { servedFrom: b.servedFrom as 'local' | 'remote' } : {}),
-            ...(b.wal === true ? { wal: true } : {}),
-          }
-        : {}),
-      ...(msg.api === 'ListOffsets' ? { timestamp: b.timestamp as ListOffsetsTimestamp, offset: b.offset as number, leaderEpoch: b.leaderEpoch as number } : {}),
-      ...(msg.api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: b.leaderEpoch as number, endOffset: b.endOffset as number } : {}),
-      ...(b.rule ? { rule: b.rule as string } : {}),
-    });
+    };
+    if (msg.api === 'Fetch') {
+      e.records = records;
+      e.bytes = bytes;
+      e.fetchOffset = b.fetchOffset ?? msg.body.fetchOffset;
+      if (b.highWatermark !== undefined) {
+        e.highWatermark = b.highWatermark;
+        e.logStartOffset = b.logStartOffset;
+      }
+      if (b.divergingEpoch) e.divergingEpoch = b.divergingEpoch;
+      if (b.servedFrom) e.servedFrom = b.servedFrom;
+      if (b.wal === true) e.wal = true;
+    } else if (msg.api === 'ListOffsets') {
+      e.timestamp = b.timestamp;
+      e.offset = b.offset;
+      e.leaderEpoch = b.leaderEpoch;
+    } else if (msg.api === 'OffsetsForLeaderEpoch') {
+      e.leaderEpoch = b.leaderEpoch;
+      e.endOffset = b.endOffset;
+    }
+    if (b.rule) e.rule = b.rule;
+    this.emit(e as unknown as TraceEntry);
     if (msg.api === 'Fetch' && typeof msg.source === 'number') {
       this.countCrossZone(msg.target === 'consumer' ? 'consume' : 'replication', this.zoneOf(msg.source, msg.key), this.zoneOf(msg.target, msg.key), bytes);
     }
@@ -1523,8 +1562,8 @@ export class Kernel {
     const replica = this.replicaFacts(msg.key, broker);
     const error = (b.error as KafkaError | null) ?? null;
     switch (msg.api) {
-      case 'Fetch':
-        return this.deliver(broker, msg.key, 'fetcher', {
+      case 'Fetch': {
+        const event: FollowerFetcherEvent = {
           type: 'fetch.responded',
           requestId: msg.requestId,
           error,
@@ -1533,8 +1572,10 @@ export class Kernel {
           logStartOffset: (b.logStartOffset as number | undefined) ?? -1,
           divergingEpoch: (b.divergingEpoch as { epoch: number; endOffset: number } | null | undefined) ?? null,
           replica,
-          ...(b.wal === true ? { wal: true } : {}),
-        });
+        };
+        if (b.wal === true) event.wal = true;
+        return this.deliver(broker, msg.key, 'fetcher', event);
+      }
       case 'ListOffsets':
         return this.deliver(broker, msg.key, 'fetcher', {
           type: 'listOffsets.responded',
