@@ -61,7 +61,8 @@ export function endOffsetFor(
   if (requestedEpoch === latestEpoch(cache)) {
     return { leaderEpoch: requestedEpoch, endOffset: logEndOffset };
   }
-  const higher = cache.find(([e]) => e > requestedEpoch);
+  let higher: EpochEntry | undefined;
+  for (let i = 0; i < cache.length && higher === undefined; i++) if (cache[i][0] > requestedEpoch) higher = cache[i];
   if (higher === undefined) return { leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
   let floor: EpochEntry | undefined;
   for (const entry of cache) if (entry[0] <= requestedEpoch) floor = entry;
@@ -90,7 +91,9 @@ export function truncateFromEnd(cache: EpochEntry[], endOffset: number): void {
 
 /** The entries a checkpoint taken for a segment ending at `endOffset` (inclusive) holds. */
 export function checkpointUpTo(cache: readonly EpochEntry[], endOffset: number): EpochEntry[] {
-  return cache.filter(([, start]) => start <= endOffset).map(([e, s]) => [e, s] as EpochEntry);
+  const out: EpochEntry[] = [];
+  for (const [e, s] of cache) if (s <= endOffset) out.push([e, s]);
+  return out;
 }
 
 /** Leader-epoch checkpoint file text, as Kafka writes it: version, count, one entry a line. */

@@ -278,8 +278,14 @@ function guardPasses(s: Step, guard: unknown, context: Record<string, unknown>):
   if (!('check' in fn)) return fn({ context, event: s.event }, params);
   // XState's built-in guards and, or, not: their sub-guards are evaluated the same way.
   const guards = fn.guards ?? [];
-  if (fn.check === CHECK_AND) return guards.every((x) => guardPasses(s, x, context));
-  if (fn.check === CHECK_OR) return guards.some((x) => guardPasses(s, x, context));
+  if (fn.check === CHECK_AND) {
+    for (const x of guards) if (!guardPasses(s, x, context)) return false;
+    return true;
+  }
+  if (fn.check === CHECK_OR) {
+    for (const x of guards) if (guardPasses(s, x, context)) return true;
+    return false;
+  }
   if (fn.check === CHECK_NOT) return !guardPasses(s, guards[0], context);
   // Other built-ins (stateIn) check against the snapshot of the moment.
   return (fn.check as (snap: unknown, args: unknown, g: unknown) => boolean)(guardSnapshot(s), { context, event: s.event }, fn);
@@ -297,6 +303,15 @@ function unsupported(what: string): () => never {
 
 /** Where `enqueue` puts actions, while an `enqueueActions` body runs. */
 let queue: unknown[] = [];
+/** The step and context `check` evaluates against, while an `enqueueActions` body runs. */
+let checkStep: Step | null = null;
+let checkContext: Record<string, unknown> = {};
+
+/** The `check` of XState's enqueueActions: a guard against the context of the moment. */
+function check(guard: unknown): boolean {
+  if (checkStep === null) throw new Error('check outside an enqueueActions body');
+  return guardPasses(checkStep, guard, checkContext);
+}
 
 /** The `enqueue` of XState's enqueueActions (one object: the bodies run one at a time). */
 const enqueue = Object.assign((x: unknown) => void queue.push(x), {
@@ -346,16 +361,14 @@ function runActions(s: Step, actions: readonly unknown[]): void {
     }
     if (resolved.type === 'xstate.enqueueActions') {
       const queued: unknown[] = [];
-      const outer = queue;
+      const outer = [queue, checkStep, checkContext] as const;
       queue = queued;
-      const context = s.context;
+      checkStep = s;
+      checkContext = s.context;
       try {
-        (resolved.collect as (args: unknown, params: unknown) => void)(
-          { context, event: s.event, enqueue, check: (g: unknown) => guardPasses(s, g, context), self: s.scope.self, system: s.scope.system },
-          params,
-        );
+        (resolved.collect as (args: unknown, params: unknown) => void)({ context: s.context, event: s.event, enqueue, check, self: s.scope.self, system: s.scope.system }, params);
       } finally {
-        queue = outer;
+        [queue, checkStep, checkContext] = outer;
       }
       runActions(s, queued);
       continue;

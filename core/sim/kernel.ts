@@ -1371,7 +1371,8 @@ export class Kernel {
 
   /** The request a leader is answering in this step (requests are handled one at a time). */
   private inflight(msgId: unknown): Message | undefined {
-    return this.pendingLeaderRequests.find((m) => m.msgId === msgId);
+    for (const m of this.pendingLeaderRequests) if (m.msgId === msgId) return m;
+    return undefined;
   }
 
   private pendingLeaderRequests: Message[] = [];
@@ -1828,9 +1829,20 @@ export class Kernel {
   private completeAcks(key: string): void {
     const part = this.state.partitions[key];
     const r = this.replica(key, part.leader);
-    const done = part.pendingAcks.filter((a) => a.lastOffset < r.log.highWatermark);
-    if (done.length === 0) return;
-    part.pendingAcks = part.pendingAcks.filter((a) => a.lastOffset >= r.log.highWatermark);
+    const hw = r.log.highWatermark;
+    let any = false;
+    for (const a of part.pendingAcks) {
+      if (a.lastOffset < hw) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return;
+    // Loops rather than filters: no closure a call (tsx gives each one a name at run time).
+    const done: PendingAck[] = [];
+    const rest: PendingAck[] = [];
+    for (const a of part.pendingAcks) (a.lastOffset < hw ? done : rest).push(a);
+    part.pendingAcks = rest;
     for (const a of done) {
       const latencyMs = this.state.nowMs - a.sentMs + 2 * this.latencyMs('producer', part.leader, key);
       this.state.produceLatencies.acksAll.push(latencyMs);
