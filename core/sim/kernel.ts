@@ -112,6 +112,33 @@ import { bugOn } from '../check/bugs.js';
 
 export type MachineName = 'fetcher' | 'leader' | 'rlm' | 'walReplica' | 'walCombiner';
 
+/**
+ * Effects that change nothing the invariants read (logs, offsets, Ry, ISR, leadership,
+ * remote metadata, the watch): a step whose effects are all of these leaves its
+ * partition's invariants as they were. Any other effect marks the partition for checking.
+ */
+const READ_ONLY_EFFECTS: ReadonlySet<string> = new Set([
+  'sendFetch',
+  'sendListOffsets',
+  'sendOffsetsForLeaderEpoch',
+  'startWalWait',
+  'lookupRemoteSegment',
+  'getRemoteObject',
+  'startBackoff',
+  'explain',
+  'respondFetch',
+  'parkFetch',
+  'respondListOffsets',
+  'respondOffsetsForLeaderEpoch',
+  'rejectProduce',
+  'startIsrCheckTimer',
+  'scheduleTask',
+  'requestStep',
+]);
+
+/** The params of an effect that names none (never written to). */
+const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({});
+
 /** The pseudo partition key of per-broker machines (the WAL combiner). */
 export const BROKER_KEY = '__broker';
 
@@ -171,7 +198,8 @@ export interface PartitionState {
   /** Per broker: until then its remote log metadata for this partition is loading. */
   metadataReadyAtMs: Record<string, number>;
   replicaStates: Record<string, ReplicaState>;
-  parked: Record<string, ParkedFetch>;
+  /** Fetches held in the long poll, by message id (ascending). */
+  parked: ParkedFetch[];
   pendingAcks: PendingAck[];
   nextSequence: number;
 }
@@ -433,8 +461,9 @@ export class Kernel {
   private machineStep: MachineStep = fastStep;
   private checkEveryPartition = false;
   /**
-   * Partitions the current step may have changed, by partition index; their invariants are
-   * checked after the step (an unchanged partition gives the answer of its last check).
+   * Partitions whose invariant inputs the current step may have changed (an effect other
+   * than READ_ONLY_EFFECTS, a timeline action); their invariants are checked after the step,
+   * since an unchanged partition gives the answer of its last check.
    * `touchedAll`: every partition (at the start, after a restore, after a cluster-wide change).
    */
   private touched: string[] = [];
@@ -573,7 +602,7 @@ export class Kernel {
           // The scenario's remoteLogMetadataReadyMs is the initial leader's loading time.
           metadataReadyAtMs: { [String(replicas[0])]: initial?.remoteLogMetadataReadyMs ?? 0 },
           replicaStates: {},
-          parked: {},
+          parked: [],
           pendingAcks: [],
           nextSequence: 0,
         };
@@ -936,11 +965,6 @@ export class Kernel {
   }
 
   private handle(ev: KernelEvent): void {
-    if (ev.kind === 'deliver') this.touch(ev.msg.key);
-    else if (ev.kind === 'consumerFetch') {
-      const c = this.state.consumers[String(ev.consumerId)];
-      if (c !== undefined) this.touch(c.key);
-    } else if (ev.kind !== 'timeline') this.touch(ev.key);
     switch (ev.kind) {
       case 'timeline': {
         const action = this.scenario.timeline[ev.index].action;
@@ -976,9 +1000,8 @@ export class Kernel {
         return this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.logChanged', logEndOffset: logEndOffset(this.replica(ev.key, ev.broker).log) });
       case 'fetchWaitExpired': {
         const part = this.state.partitions[ev.key];
-        const parked = part.parked[String(ev.msgId)];
+        const parked = takeParked(part, ev.msgId);
         if (parked === undefined) return;
-        delete part.parked[String(ev.msgId)];
         return this.onFollowerRequestAtLeader(parked.msg, true);
       }
       case 'remoteSegmentLookedUp':
@@ -1008,27 +1031,31 @@ export class Kernel {
     const id = this.machineId(broker, key, name);
     const snap = this.machines[id];
     assert(snap !== undefined, `machine ${id} exists`);
-    this.touch(key);
-    const before = stateName(snap.value);
-    this.onDeliver?.({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
+    if (this.onDeliver !== null) this.onDeliver({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
     const [next, actions] = this.machineStep(name, snap, event);
     this.machines[id] = next;
-    const after = stateName(next.value);
-    const part = this.state.partitions[key] as PartitionState | undefined;
-    if (before !== after) {
-      const where = part === undefined ? {} : { topic: part.topic, partition: part.partition };
-      this.emit({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
+    // The same value (the fast step shares one per state) is the same state: no names needed.
+    if (next.value !== snap.value) {
+      const before = stateName(snap.value);
+      const after = stateName(next.value);
+      if (before !== after) {
+        const part = this.state.partitions[key] as PartitionState | undefined;
+        const where = part === undefined ? {} : { topic: part.topic, partition: part.partition };
+        this.emit({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
+      }
     }
-    for (const a of actions) {
-      const action = a as unknown as { type: string; params?: Record<string, unknown> };
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i] as { type: string; params?: Record<string, unknown> };
       if (action.type.startsWith('xstate.')) continue;
-      this.execute(broker, key, name, action.type, action.params ?? {});
+      this.execute(broker, key, name, action.type, action.params ?? EMPTY_PARAMS);
     }
   }
 
   // ------------------------------------------------------------------ effects
 
   private execute(broker: number, key: string, name: MachineName, type: string, p: Record<string, unknown>): void {
+    // Every change to what the invariants read goes through an effect (or a timeline action).
+    if (!READ_ONLY_EFFECTS.has(type)) this.touch(key);
     if (name === 'walCombiner') return this.executeCombiner(broker, type, p);
     if (name === 'walReplica') return this.executeWalReplica(broker, key, type, p);
     const part = this.state.partitions[key];
@@ -1127,7 +1154,7 @@ export class Kernel {
       case 'parkFetch': {
         const msg = this.inflight(p.msgId);
         assert(msg !== undefined, 'a parked fetch is in flight');
-        part.parked[String(p.msgId)] = { msgId: p.msgId as number, msg };
+        parkFetch(part, { msgId: p.msgId as number, msg });
         push(this.state.queue, now + this.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'fetchWaitExpired', key, msgId: p.msgId as number });
         return;
       }
@@ -1150,7 +1177,7 @@ export class Kernel {
         const hw = Math.min(p.highWatermark as number, logEndOffset(r.log));
         if (hw <= r.log.highWatermark) return;
         r.log.highWatermark = hw;
-        this.emit({ atMs: now, type: 'highWatermark', broker, ...tp, highWatermark: hw });
+        this.emit({ atMs: now, type: 'highWatermark', broker, topic: part.topic, partition: part.partition, highWatermark: hw });
         const committed = this.state.watch.committed[key];
         if (committed === undefined || hw > committed.highWatermark) {
           this.state.watch.committed[key] = { highWatermark: hw, epochs: checkpointUpTo(r.log.leaderEpochs, hw - 1) };
@@ -1476,9 +1503,10 @@ export class Kernel {
 
   private respondFetch(broker: number, key: string, p: Record<string, unknown>): void {
     const part = this.state.partitions[key];
-    const msg = this.inflight(p.msgId) ?? part.parked[String(p.msgId)]?.msg;
+    const inflight = this.inflight(p.msgId);
+    const parked = takeParked(part, p.msgId as number);
+    const msg = inflight ?? parked?.msg;
     assert(msg !== undefined, 'a Fetch answered is in flight');
-    delete part.parked[String(p.msgId)];
     const r = this.replica(key, broker);
     const error = p.error as KafkaError | null;
     const wal = p.rule === 'walEmptyRecords';
@@ -1820,8 +1848,8 @@ export class Kernel {
     // acks=all may complete at once when the leader is the only in-sync replica.
     this.completeAcks(key);
     // New data completes the fetches held in the long poll.
-    for (const parked of Object.values(part.parked)) {
-      delete part.parked[String(parked.msgId)];
+    for (const parked of part.parked.slice()) {
+      takeParked(part, parked.msgId);
       this.onFollowerRequestAtLeader(parked.msg, false);
     }
   }
@@ -2189,7 +2217,7 @@ export class Kernel {
         this.deliver(old, key, 'leader', { type: 'leadership.resigned' });
         this.deliver(old, key, 'rlm', { type: 'rlm.started', role: 'follower' });
       }
-      part.parked = {};
+      part.parked = [];
       this.state.metrics.wal.tailSyncs++;
       this.emit({ atMs: now, type: 'wal', action: 'syncingTail', broker, topic: part.topic, partition: part.partition, previous: old, logEndOffset: logEndOffset(this.replica(key, broker).log), rule: 'walTailSync' });
       this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
@@ -2236,7 +2264,7 @@ export class Kernel {
       this.startFetcher(b, key);
     }
     // Fetches parked at the old leader are answered by no one: their senders restart anyway.
-    part.parked = {};
+    part.parked = [];
   }
 
   // ------------------------------------------------------------------ KIP-1176: the WAL
@@ -2609,6 +2637,28 @@ export class Kernel {
     if (logEndOffset(r.log) !== chunk.lastOffset + 1) this.walLogChanged(broker, key);
     if (records > 0) this.deliver(broker, key, 'fetcher', { type: 'wal.appended', logEndOffset: logEndOffset(r.log), lastEpoch: latestEpoch(r.log.leaderEpochs) });
   }
+}
+
+/** Holds a Fetch in the long poll (ascending message ids; the same id again replaces it). */
+function parkFetch(part: PartitionState, f: ParkedFetch): void {
+  const list = part.parked;
+  let i = 0;
+  while (i < list.length && list[i].msgId < f.msgId) i++;
+  if (i < list.length && list[i].msgId === f.msgId) list[i] = f;
+  else list.splice(i, 0, f);
+}
+
+/** Removes and returns the Fetch parked under `msgId`, if any. */
+function takeParked(part: PartitionState, msgId: number): ParkedFetch | undefined {
+  const list = part.parked;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i].msgId === msgId) {
+      const f = list[i];
+      list.splice(i, 1);
+      return f;
+    }
+  }
+  return undefined;
 }
 
 /** What a replica's WAL machine keeps of a chunk. */
