@@ -67,3 +67,17 @@ export function pureTransition<M extends AnyStateMachine>(machine: M, snapshot: 
   const next = (machine as unknown as { transition: (a: unknown, b: unknown, c: unknown) => typeof snapshot }).transition(snapshot, event, s.scope);
   return [next, sink];
 }
+
+/**
+ * XState's `initialTransition()`, with the machine's one inert scope: `initialTransition`
+ * builds a new actor for every call (an actor whose constructor computes an initial
+ * snapshot of its own), and a kernel creates hundreds of machines.
+ */
+export function pureInitialTransition<M extends AnyStateMachine>(machine: M, input: unknown): [MachineSnapshot<any, any, any, any, any, any, any, any>, unknown[]] {
+  const s = scopeFor(machine);
+  const sink: unknown[] = [];
+  s.sink = sink;
+  const snapshot = (machine as unknown as { getInitialSnapshot: (scope: unknown, input: unknown) => MachineSnapshot<any, any, any, any, any, any, any, any> }).getInitialSnapshot(s.scope, input);
+  return [snapshot, sink];
+}
+
