@@ -58,7 +58,7 @@ const SIZE = smoke
     }
   : {
       hour: {} as WorkloadOptions,
-      xstate: { workload: { durationMs: 120_000 }, rounds: 3 } as XStateSpec,
+      xstate: { workload: { durationMs: 120_000 }, rounds: 5, withXState: true } as XStateSpec,
       scaleBase: { durationMs: 600_000 } as WorkloadOptions,
       scaleRepeats: 3,
       seek: { events: 100_000, backs: 40, jumps: 120 } as SeekSpec,
@@ -203,6 +203,7 @@ async function main(): Promise<void> {
     details.xstate = { workload: SIZE.xstate.workload, ...x };
     figure('xstate', 'real machines / no-op handler (same run, medians)', x.ratio, 'x', '<=', 3);
     note(`${x.steps} events, ${x.transitions} transitions; real ${x.realMs.join(', ')} ms, no-op ${x.noopMs.join(', ')} ms; ${x.usPerTransition} us a transition`);
+    if (x.xstateRatio !== undefined) note(`with XState's own transition() stepping the machines instead: ${x.xstateMs!.join(', ')} ms, ${x.xstateRatio}x the no-op run, ${x.xstateUsPerTransition} us a transition`);
   });
 
   await part('scaling', () => {
