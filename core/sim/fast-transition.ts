@@ -257,13 +257,25 @@ interface Step {
   leaf: Node;
   /** Bumped by every assign and configuration change (XState makes a new snapshot then). */
   version: number;
+  /** The context is a copy made in this step, held by nothing else yet (it may be updated in place). */
+  owned: boolean;
   effects: unknown[];
   scope: { self: unknown; system: unknown };
 }
 
 /** The snapshot the guards and `check` see: XState passes its intermediate snapshot. */
 function guardSnapshot(s: Step): AnyMachineSnapshot {
-  return s.version === 0 ? s.snapshot : makeSnapshot(s);
+  if (s.version === 0) return s.snapshot;
+  s.owned = false;
+  return makeSnapshot(s);
+}
+
+/** `x` is `context` or holds it as one of its own values (then `context` is shared). */
+function holds(x: unknown, context: object): boolean {
+  if (x === context) return true;
+  if (x === null || typeof x !== 'object') return false;
+  for (const k in x) if ((x as Record<string, unknown>)[k] === context) return true;
+  return false;
 }
 
 function guardPasses(s: Step, guard: unknown, context: Record<string, unknown>): boolean {
@@ -337,6 +349,7 @@ function runActions(s: Step, actions: readonly unknown[]): void {
     const params = inline || typeof action === 'string' ? undefined : 'params' in a ? (typeof a.params === 'function' ? (a.params as (x: unknown) => unknown)({ context: s.context, event: s.event }) : a.params) : undefined;
     if (resolved === undefined || !('resolve' in resolved)) {
       const type = typeof action === 'string' ? action : typeof action === 'object' ? (action as { type: string }).type : ((action as { name?: string }).name || '(anonymous)');
+      if (s.owned && holds(params, s.context)) s.owned = false;
       s.effects.push({ type, params });
       continue;
     }
@@ -352,10 +365,18 @@ function runActions(s: Step, actions: readonly unknown[]): void {
           update[key] = typeof v === 'function' ? (v as (x: unknown, p: unknown) => unknown)(args, params) : v;
         }
       }
-      // XState: Object.assign({}, context, update); the same object, built faster.
-      const next = copyContext(s.context, s.slot);
-      for (const key in update) next[key] = update[key];
-      s.context = next;
+      // XState: Object.assign({}, context, update), a new object at every assign. When
+      // the context is already a copy this step made and handed to no one (no effect or
+      // update holds it), the update is written into it: the same values, one copy less.
+      if (s.owned && holds(update, s.context)) s.owned = false;
+      if (s.owned) {
+        for (const key in update) s.context[key] = update[key];
+      } else {
+        const next = copyContext(s.context, s.slot);
+        for (const key in update) next[key] = update[key];
+        s.context = next;
+        s.owned = true;
+      }
       s.version++;
       continue;
     }
@@ -466,6 +487,7 @@ function macrostep(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event
     nodes,
     leaf,
     version: 0,
+    owned: false,
     effects: [],
     scope: scopeFor(machine).scope as unknown as { self: unknown; system: unknown },
   };
