@@ -30,7 +30,7 @@ import { parseScenarioText } from '../core/scenario/parse.js';
 import { Kernel } from '../core/sim/kernel.js';
 import type { RunFigures, RunSpec } from './kernel-run.js';
 import { measurePage } from './page.js';
-import { measureS3Upload } from './s3-upload.js';
+import type { S3UploadFigures } from './s3-upload.js';
 import type { SeekFigures, SeekSpec } from './seek.js';
 import { REFERENCE, type WorkloadOptions } from './workloads.js';
 import type { XStateFigures, XStateSpec } from './xstate-overhead.js';
@@ -102,14 +102,16 @@ function heading(text: string): void {
 
 /** Runs a bench script in a child process of its own and returns its JSON answer. */
 function child<T>(script: string, spec: unknown): T {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', '--import', 'tsx', join(root, 'bench', script), JSON.stringify(spec)], {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=4096', '--import', 'tsx', join(root, 'bench', script), JSON.stringify(spec), '--json'], {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   });
-  if (r.status !== 0) throw new Error(`${script} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`);
+  // A script may exit 1 for a budget it judged itself (s3-upload.ts): its result still counts.
   const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-  if (line === undefined) throw new Error(`${script} printed no result`);
+  if ((r.status !== 0 && r.status !== 1) || line === undefined) {
+    throw new Error(`${script} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`);
+  }
   return JSON.parse(line) as T;
 }
 
@@ -138,19 +140,7 @@ function bundledScenarios() {
     });
 }
 
-/** The AWS SDK warns on every start that its releases after January 2027 need Node 22 (the README says so once). */
-function hideSdkNodeWarning(): void {
-  const emitWarning = process.emitWarning.bind(process);
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const opts = rest[0] as string | { type?: string } | undefined;
-    const type = typeof opts === 'string' ? opts : opts?.type;
-    if (type === 'NodeVersionSupportWarning' || String(warning).includes('NodeVersionSupportWarning')) return;
-    (emitWarning as (...a: unknown[]) => void)(warning, ...rest);
-  }) as typeof process.emitWarning;
-}
-
 async function main(): Promise<void> {
-  hideSdkNodeWarning();
   const started = performance.now();
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model ?? '', node: process.version, loadAverage1m: +loadavg()[0].toFixed(2) };
   if (!json) console.log(`TierScope benchmark${smoke ? ' (smoke: small sizes, budgets not enforced)' : ''}: node ${machine.node}, ${machine.cpus} cores, load ${machine.loadAverage1m}`);
@@ -260,9 +250,11 @@ async function main(): Promise<void> {
     note(`${p.frames} frames, frame work p50 ${p.frameWorkMsP50} ms, max ${p.frameWorkMsMax} ms; animation frame interval p95 ${p.rafIntervalMsP95} ms; ${(p.lazyJsGzipBytes / 1000).toFixed(1)} KB more loaded on demand`);
   });
 
-  await part('stores', async () => {
+  await part('stores', () => {
     heading('7. Stores');
-    const s = await measureS3Upload(SIZE.s3);
+    // In a child process of its own too: the adapter encodes as it goes, so its side is the
+    // one a busy heap or leftover work from the other parts would slow.
+    const s = child<S3UploadFigures>('s3-upload.ts', SIZE.s3);
     details.stores = s;
     figure('stores', 'S3 adapter upload throughput / raw SDK (s3rver)', s.ratio, 'x', '>=', 0.9);
     note(`adapter ${s.adapterMiBps} MiB/s, raw SDK ${s.rawMiBps} MiB/s (${s.segments} segments a round, ${s.rounds} rounds)`);
