@@ -97,6 +97,9 @@ export const INVARIANTS: readonly InvariantInfo[] = [
   },
 ];
 
+/** What a check that finds nothing returns (one array, never written). */
+const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
+
 function leaderBatchAt(log: PartitionLog, offset: number): RecordBatch | undefined {
   for (const seg of log.segments) {
     if (offset < seg.baseOffset || offset > seg.endOffset) continue;
@@ -114,15 +117,15 @@ function leaderBatchAt(log: PartitionLog, offset: number): RecordBatch | undefin
 }
 
 /** Checked when a follower appends a batch the leader may still hold locally. */
-export function checkFollowerAppend(atMs: number, key: string, broker: number, batch: RecordBatch, leaderLog: PartitionLog): Violation[] {
+export function checkFollowerAppend(atMs: number, key: string, broker: number, batch: RecordBatch, leaderLog: PartitionLog): readonly Violation[] {
   const l = leaderBatchAt(leaderLog, batch.baseOffset);
   if (l === undefined) {
     // The leader has not written this offset (yet). A batch of an older epoch that starts
     // at or past where the leader's cache says that epoch ended can never be in its log.
     const latest = leaderLog.leaderEpochs.length > 0 ? leaderLog.leaderEpochs[leaderLog.leaderEpochs.length - 1][0] : -1;
-    if (batch.leaderEpoch >= latest) return [];
+    if (batch.leaderEpoch >= latest) return NO_VIOLATIONS;
     const next = leaderLog.leaderEpochs.find(([e]) => e > batch.leaderEpoch);
-    if (next === undefined || batch.baseOffset < next[1]) return [];
+    if (next === undefined || batch.baseOffset < next[1]) return NO_VIOLATIONS;
     return [
       {
         atMs,
@@ -132,7 +135,7 @@ export function checkFollowerAppend(atMs: number, key: string, broker: number, b
       },
     ];
   }
-  if (l.baseOffset === batch.baseOffset && l.lastOffset === batch.lastOffset && l.leaderEpoch === batch.leaderEpoch && l.producerId === batch.producerId) return [];
+  if (l.baseOffset === batch.baseOffset && l.lastOffset === batch.lastOffset && l.leaderEpoch === batch.leaderEpoch && l.producerId === batch.producerId) return NO_VIOLATIONS;
   return [
     {
       atMs,
@@ -143,8 +146,8 @@ export function checkFollowerAppend(atMs: number, key: string, broker: number, b
   ];
 }
 
-export function checkRemoteTransition(atMs: number, key: string, segmentId: string, from: RemoteSegmentState, to: RemoteSegmentState): Violation[] {
-  if (isAllowedTransition(from, to)) return [];
+export function checkRemoteTransition(atMs: number, key: string, segmentId: string, from: RemoteSegmentState, to: RemoteSegmentState): readonly Violation[] {
+  if (isAllowedTransition(from, to)) return NO_VIOLATIONS;
   return [{ atMs, invariant: 'remoteStateForwardOnly', subject: `${key}/${segmentId}`, message: `remote segment ${segmentId} of ${key} moved ${from} -> ${to}` }];
 }
 
@@ -188,8 +191,9 @@ function coveredUpTo(remote: readonly RemoteSegmentMetadata[], from: number): nu
  * since a partition's answer depends only on its own state, the brokers' liveness and what
  * the watch remembers of it. Without `keys`, every partition.
  */
-export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.partitionOrder): Violation[] {
-  const out: Violation[] = [];
+export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.partitionOrder): readonly Violation[] {
+  const out: Violation[] = found;
+  out.length = 0;
   const atMs = k.state.nowMs;
   const watch = k.state.watch;
   for (const key of keys) {
@@ -323,8 +327,12 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
       }
     }
   }
-  return out;
+  return out.length === 0 ? NONE : out.slice();
 }
+
+/** Violations found by the current check (one array, reused: most checks find none). */
+const found: Violation[] = [];
+const NONE: readonly Violation[] = Object.freeze([]);
 
 /** followerEpochsMatchLeader at offset `o`: records the violation and returns true when the two caches disagree. */
 function epochMismatch(out: Violation[], atMs: number, key: string, leader: number, b: number, leaderLog: PartitionLog, log: PartitionLog, o: number): boolean {

@@ -270,12 +270,28 @@ function guardSnapshot(s: Step): AnyMachineSnapshot {
   return makeSnapshot(s);
 }
 
+/** The argument of assign functions, refilled for each (as `args`: the machines are pure). */
+const assignArgs = { context: {} as Record<string, unknown>, event: {} as { type: string }, spawn: noSpawn as unknown, self: undefined as unknown, system: undefined as unknown };
+
 /** `x` is `context` or holds it as one of its own values (then `context` is shared). */
 function holds(x: unknown, context: object): boolean {
   if (x === context) return true;
   if (x === null || typeof x !== 'object') return false;
   for (const k in x) if ((x as Record<string, unknown>)[k] === context) return true;
   return false;
+}
+
+/**
+ * The `{ context, event }` argument of guards and params, one object refilled for each call:
+ * the machines are pure (a guard or a params function returns a value and keeps nothing),
+ * and a fresh object per call was a tenth of what a step allocated.
+ */
+const args = { context: {} as Record<string, unknown>, event: {} as { type: string } };
+
+function argsOf(context: Record<string, unknown>, event: { type: string }): typeof args {
+  args.context = context;
+  args.event = event;
+  return args;
 }
 
 function guardPasses(s: Step, guard: unknown, context: Record<string, unknown>): boolean {
@@ -285,9 +301,9 @@ function guardPasses(s: Step, guard: unknown, context: Record<string, unknown>):
   if (!inline && !resolved) throw new Error(`Guard '${typeof guard === 'string' ? guard : (guard as { type: string }).type}' is not implemented.'.`);
   if (typeof resolved !== 'function') return guardPasses(s, resolved, context);
   const g = guard as { params?: unknown };
-  const params = inline || typeof guard === 'string' ? undefined : 'params' in g ? (typeof g.params === 'function' ? (g.params as (a: unknown) => unknown)({ context, event: s.event }) : g.params) : undefined;
+  const params = inline || typeof guard === 'string' ? undefined : 'params' in g ? (typeof g.params === 'function' ? (g.params as (a: unknown) => unknown)(argsOf(context, s.event)) : g.params) : undefined;
   const fn = resolved as ((args: unknown, params: unknown) => boolean) & { check?: unknown; guards?: unknown[] };
-  if (!('check' in fn)) return fn({ context, event: s.event }, params);
+  if (!('check' in fn)) return fn(argsOf(context, s.event), params);
   // XState's built-in guards and, or, not: their sub-guards are evaluated the same way.
   const guards = fn.guards ?? [];
   if (fn.check === CHECK_AND) {
@@ -319,6 +335,20 @@ let queue: unknown[] = [];
 let checkStep: Step | null = null;
 let checkContext: Record<string, unknown> = {};
 
+/** Queue arrays by enqueueActions nesting depth, and the depth now. */
+const queues: unknown[][] = [];
+let depth = 0;
+
+/** The argument of enqueueActions bodies, refilled for each (as `args`: the machines are pure). */
+const collectArgs = {
+  context: {} as Record<string, unknown>,
+  event: {} as { type: string },
+  enqueue: undefined as unknown,
+  check: undefined as unknown,
+  self: undefined as unknown,
+  system: undefined as unknown,
+};
+
 /** The `check` of XState's enqueueActions: a guard against the context of the moment. */
 function check(guard: unknown): boolean {
   if (checkStep === null) throw new Error('check outside an enqueueActions body');
@@ -336,6 +366,8 @@ const enqueue = Object.assign((x: unknown) => void queue.push(x), {
   stopChild: unsupported('stopChild'),
   emit: unsupported('emit'),
 });
+collectArgs.enqueue = enqueue;
+collectArgs.check = check;
 
 /** XState's resolveAndExecuteActionsWithContext, for assign, enqueueActions and effects. */
 function runActions(s: Step, actions: readonly unknown[]): void {
@@ -346,7 +378,7 @@ function runActions(s: Step, actions: readonly unknown[]): void {
       | (((...a: unknown[]) => unknown) & { type?: string; resolve?: unknown; assignment?: unknown; collect?: unknown })
       | undefined;
     const a = action as { type?: string; params?: unknown };
-    const params = inline || typeof action === 'string' ? undefined : 'params' in a ? (typeof a.params === 'function' ? (a.params as (x: unknown) => unknown)({ context: s.context, event: s.event }) : a.params) : undefined;
+    const params = inline || typeof action === 'string' ? undefined : 'params' in a ? (typeof a.params === 'function' ? (a.params as (x: unknown) => unknown)(argsOf(s.context, s.event)) : a.params) : undefined;
     if (resolved === undefined || !('resolve' in resolved)) {
       const type = typeof action === 'string' ? action : typeof action === 'object' ? (action as { type: string }).type : ((action as { name?: string }).name || '(anonymous)');
       if (s.owned && holds(params, s.context)) s.owned = false;
@@ -355,7 +387,11 @@ function runActions(s: Step, actions: readonly unknown[]): void {
     }
     if (resolved.type === 'xstate.assign') {
       const assignment = resolved.assignment;
-      const args = { context: s.context, event: s.event, spawn: noSpawn, self: s.scope.self, system: s.scope.system };
+      const args = assignArgs;
+      args.context = s.context;
+      args.event = s.event;
+      args.self = s.scope.self;
+      args.system = s.scope.system;
       let update: Record<string, unknown>;
       if (typeof assignment === 'function') update = assignment(args, params) as Record<string, unknown>;
       else {
@@ -381,17 +417,30 @@ function runActions(s: Step, actions: readonly unknown[]): void {
       continue;
     }
     if (resolved.type === 'xstate.enqueueActions') {
-      const queued: unknown[] = [];
-      const outer = [queue, checkStep, checkContext] as const;
+      // One queue array per nesting depth, reused (an enqueueActions body rarely queues much).
+      const queued = (queues[depth] ??= []);
+      queued.length = 0;
+      depth++;
+      const outerQueue = queue;
+      const outerStep = checkStep;
+      const outerContext = checkContext;
       queue = queued;
       checkStep = s;
       checkContext = s.context;
       try {
-        (resolved.collect as (args: unknown, params: unknown) => void)({ context: s.context, event: s.event, enqueue, check, self: s.scope.self, system: s.scope.system }, params);
+        const a = collectArgs;
+        a.context = s.context;
+        a.event = s.event;
+        a.self = s.scope.self;
+        a.system = s.scope.system;
+        (resolved.collect as (args: unknown, params: unknown) => void)(a, params);
+        runActions(s, queued);
       } finally {
-        [queue, checkStep, checkContext] = outer;
+        queue = outerQueue;
+        checkStep = outerStep;
+        checkContext = outerContext;
+        depth--;
       }
-      runActions(s, queued);
       continue;
     }
     // raise, sendTo, log, emit, cancel, spawn, stop: XState takes the whole step.
@@ -406,21 +455,23 @@ function microstep(s: Step, t: Transition): void {
     return;
   }
   const plan = planOf(t, s.leaf, s.nodes);
-  const nodes = new Set(s.nodes);
+  // The active nodes as XState's Set keeps them (insertion order), in a small array.
+  const nodes = s.nodes.slice();
   for (const n of plan.exit) {
     runActions(s, n.exit);
-    nodes.delete(n);
+    const i = nodes.indexOf(n);
+    if (i >= 0) nodes.splice(i, 1);
   }
   runActions(s, t.actions);
   for (const n of plan.entry) {
-    nodes.add(n);
+    if (!nodes.includes(n)) nodes.push(n);
     runActions(s, n.entry);
     if (plan.defaultEntry.has(n) && n.type === 'compound') runActions(s, n.initial.actions);
   }
-  let same = nodes.size === s.nodes.length;
-  if (same) for (const n of s.nodes) if (!nodes.has(n)) same = false;
+  let same = nodes.length === s.nodes.length;
+  if (same) for (const n of s.nodes) if (!nodes.includes(n)) same = false;
   if (!same) {
-    s.nodes = [...nodes];
+    s.nodes = nodes;
     s.version++;
   }
   s.leaf = leafOf(s.nodes);
@@ -459,6 +510,20 @@ function makeSnapshot(s: Step): AnyMachineSnapshot {
   } as unknown as AnyMachineSnapshot;
 }
 
+const current: Step = {
+  slot: 0,
+  machine: undefined as unknown as AnyStateMachine,
+  snapshot: undefined as unknown as AnyMachineSnapshot,
+  event: { type: '' },
+  context: {},
+  nodes: [],
+  leaf: undefined as unknown as Node,
+  version: 0,
+  owned: false,
+  effects: [],
+  scope: { self: undefined, system: undefined },
+};
+
 /** The active leaf of a node list (one: no parallel states), remembered per list. */
 const leaves = new WeakMap<readonly Node[], Node>();
 
@@ -478,19 +543,19 @@ function macrostep(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event
   const leaf = leafOf(nodes);
   let slot = slots.get(machine);
   if (slot === undefined) slots.set(machine, (slot = nextSlot++));
-  const s: Step = {
-    slot,
-    machine,
-    snapshot,
-    event,
-    context: snapshot.context as Record<string, unknown>,
-    nodes,
-    leaf,
-    version: 0,
-    owned: false,
-    effects: [],
-    scope: scopeFor(machine).scope as unknown as { self: unknown; system: unknown },
-  };
+  // One working state, refilled for each step (a step runs to its end before another starts).
+  const s = current;
+  s.slot = slot;
+  s.machine = machine;
+  s.snapshot = snapshot;
+  s.event = event;
+  s.context = snapshot.context as Record<string, unknown>;
+  s.nodes = nodes;
+  s.leaf = leaf;
+  s.version = 0;
+  s.owned = false;
+  s.effects = [];
+  s.scope = scopeFor(machine).scope as unknown as { self: unknown; system: unknown };
   const t = select(s, false);
   if (t !== undefined) microstep(s, t);
   // Eventless transitions, until none is enabled or one changes nothing (XState's rule).

@@ -1096,7 +1096,6 @@ export class Kernel {
     const part = this.state.partitions[key];
     const r = this.replica(key, broker);
     const now = this.state.nowMs;
-    const tp = { topic: part.topic, partition: part.partition };
     switch (type) {
       // ---- follower fetcher
       case 'sendFetch':
@@ -1118,7 +1117,7 @@ export class Kernel {
         for (const b of batches) {
           if (b.baseOffset !== logEndOffset(r.log)) continue;
           const rolled = appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now);
-          if (rolled) this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: b.baseOffset, rule: 'segmentFull' });
+          if (rolled) this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
           bytes += b.bytes;
           if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
         }
@@ -1145,14 +1144,14 @@ export class Kernel {
         const before = logEndOffset(r.log);
         this.changeLocalLog(r, () => truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset)));
         if (offset >= before) return;
-        this.emit({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'log', action: 'truncateTo', broker, topic: part.topic, partition: part.partition, offset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
       }
       case 'truncateFullyAndStartAt': {
         const offset = p.offset as number;
         this.changeLocalLog(r, () => truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now));
-        this.emit({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, topic: part.topic, partition: part.partition, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
       }
@@ -1165,23 +1164,23 @@ export class Kernel {
         if (bugOn('skipAuxState')) return;
         const entries = p.entries as EpochEntry[];
         r.log.leaderEpochs = entries.map(([e, s]) => [e, s] as EpochEntry);
-        this.emit({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, ...tp, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
+        this.emit({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, topic: part.topic, partition: part.partition, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
         return;
       }
       case 'restoreProducerState': {
         const entries = p.entries as ProducerEntry[];
         r.log.producers = restoreProducerState(entries);
-        this.emit({ atMs: now, type: 'log', action: 'producerStateRestored', broker, ...tp, producers: entries.length, rule: 'auxStateProducerSnapshot' });
+        this.emit({ atMs: now, type: 'log', action: 'producerStateRestored', broker, topic: part.topic, partition: part.partition, producers: entries.length, rule: 'auxStateProducerSnapshot' });
         return;
       }
       case 'startBackoff': {
         const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
         push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId: p.timerId as number });
-        this.emit({ atMs: now, type: 'fetcher', action: 'delayed', broker, ...tp, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
+        this.emit({ atMs: now, type: 'fetcher', action: 'delayed', broker, topic: part.topic, partition: part.partition, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
         return;
       }
       case 'explain':
-        this.emit({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        this.emit({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, topic: part.topic, partition: part.partition, rule: p.rule as string, ...((p.detail as object) ?? {}) });
         return;
       // ---- leader
       case 'respondFetch':
@@ -1206,7 +1205,7 @@ export class Kernel {
       case 'appendAsLeader':
         return this.appendAsLeader(broker, key, p.msgId as number, p.records as number, p.acks as Acks);
       case 'rejectProduce':
-        this.emit({ atMs: now, type: 'produce', action: 'rejected', broker, ...tp, error: p.error as KafkaError, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'produce', action: 'rejected', broker, topic: part.topic, partition: part.partition, error: p.error as KafkaError, rule: p.rule as string });
         return;
       case 'advanceHighWatermark': {
         const hw = Math.min(p.highWatermark as number, logEndOffset(r.log));
@@ -1225,7 +1224,7 @@ export class Kernel {
         return;
       case 'isrChanged':
         part.isr = [...(p.isr as number[])];
-        this.emit({ atMs: now, type: 'isr', broker, ...tp, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
         return;
       // ---- remote log manager
       case 'scheduleTask': {
@@ -1238,7 +1237,7 @@ export class Kernel {
         if (offset <= r.highestOffsetInRemoteStorage) return;
         const from = r.highestOffsetInRemoteStorage;
         r.highestOffsetInRemoteStorage = offset;
-        this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
+        this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
         return;
       }
       case 'requestStep':
@@ -1248,7 +1247,7 @@ export class Kernel {
         const active = r.log.segments[r.log.segments.length - 1];
         if (active.endOffset < active.baseOffset) return;
         roll(r.log, now);
-        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
         return;
       }
       case 'startCopy':
@@ -1260,12 +1259,12 @@ export class Kernel {
         if (end > r.highestOffsetInRemoteStorage) {
           const from = r.highestOffsetInRemoteStorage;
           r.highestOffsetInRemoteStorage = end;
-          this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
+          this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
         }
         return;
       }
       case 'abortCopy':
-        this.emit({ atMs: now, type: 'rlm', action: 'copyFailed', broker, ...tp, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
+        this.emit({ atMs: now, type: 'rlm', action: 'copyFailed', broker, topic: part.topic, partition: part.partition, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
         return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, 'copyFailed');
       case 'startRemoteDelete':
         return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, p.rule as string);
@@ -2598,7 +2597,6 @@ export class Kernel {
   private executeWalReplica(broker: number, key: string, type: string, p: Record<string, unknown>): void {
     const now = this.state.nowMs;
     const part = this.state.partitions[key];
-    const tp = { topic: part.topic, partition: part.partition };
     switch (type) {
       case 'getChunk': {
         const chunk = p.chunk as WalChunkRef;
@@ -2609,19 +2607,19 @@ export class Kernel {
       case 'startRetryTimer': {
         const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
         push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'walReplica', broker, key, timerId: p.timerId as number });
-        this.emit({ atMs: now, type: 'wal', action: 'readDelayed', broker, ...tp, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
+        this.emit({ atMs: now, type: 'wal', action: 'readDelayed', broker, topic: part.topic, partition: part.partition, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
         return;
       }
       case 'tailSynced': {
         const sync = this.state.wal.tailSync[key];
         if (sync === undefined || sync.broker !== broker) return;
         delete this.state.wal.tailSync[key];
-        this.emit({ atMs: now, type: 'wal', action: 'tailSynced', broker, ...tp, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
+        this.emit({ atMs: now, type: 'wal', action: 'tailSynced', broker, topic: part.topic, partition: part.partition, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
         return this.completeLeadership(key, broker, sync.rule, sync.previous);
       }
       case 'explain': {
         if (p.rule === 'walChunkStaleEpoch') this.state.metrics.wal.chunksDroppedStaleEpoch++;
-        this.emit({ atMs: now, type: 'wal', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        this.emit({ atMs: now, type: 'wal', action: 'explain', broker, topic: part.topic, partition: part.partition, rule: p.rule as string, ...((p.detail as object) ?? {}) });
         return;
       }
       default:
@@ -2679,8 +2677,14 @@ function parkFetch(part: PartitionState, f: ParkedFetch): void {
   const list = part.parked;
   let i = 0;
   while (i < list.length && list[i].msgId < f.msgId) i++;
-  if (i < list.length && list[i].msgId === f.msgId) list[i] = f;
-  else list.splice(i, 0, f);
+  if (i < list.length && list[i].msgId === f.msgId) {
+    list[i] = f;
+    return;
+  }
+  // Insert at i by shifting (splice would allocate the array of what it removed).
+  list.push(f);
+  for (let j = list.length - 1; j > i; j--) list[j] = list[j - 1];
+  list[i] = f;
 }
 
 /** Removes and returns the Fetch parked under `msgId`, if any. */
@@ -2689,7 +2693,8 @@ function takeParked(part: PartitionState, msgId: number): ParkedFetch | undefine
   for (let i = 0; i < list.length; i++) {
     if (list[i].msgId === msgId) {
       const f = list[i];
-      list.splice(i, 1);
+      for (let j = i; j < list.length - 1; j++) list[j] = list[j + 1];
+      list.pop();
       return f;
     }
   }
