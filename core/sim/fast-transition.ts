@@ -17,6 +17,12 @@
  * state value and node list are computed once per configuration and shared, and an
  * unchanged machine gets its snapshot back, as from XState.
  *
+ * It relies on the machines being pure (house style): a guard, params, assign or
+ * enqueueActions function gets an argument object that is refilled for the next call, and
+ * a second assign in one step may write into the context copy the first made (when no
+ * effect or update holds that copy). A function that kept its argument or the context for
+ * later would see them change; none does, and the tests would show the difference.
+ *
  * Covers what the model's machines use: compound and atomic states, guards (named,
  * inline, `and`/`or`/`not`), `assign`, `enqueueActions` (with `enqueue.assign` and
  * `check`), `reenter`, `always`. Anything else (parallel or history states, `raise`,
@@ -81,6 +87,8 @@ interface Plan {
   exit: Node[];
   entry: Node[];
   defaultEntry: Set<Node>;
+  /** The states entered are the states exited (a reentry): the active nodes stay as they are. */
+  reentry: boolean;
 }
 
 function isAtomic(n: Node): boolean {
@@ -208,7 +216,8 @@ function planOf(t: Transition, leaf: Node, active: readonly Node[]): Plan {
       const reentrancy = t.source.parent === undefined && t.reenter ? undefined : domain;
       for (const a of properAncestors(s, domain)) if (reentrancy === undefined || isDescendant(a, reentrancy)) enter.add(a);
     }
-    p = { exit: [...exit].sort((a, b) => b.order - a.order), entry: [...enter].sort((a, b) => a.order - b.order), defaultEntry };
+    const reentry = exit.size === enter.size && [...exit].every((n) => enter.has(n));
+    p = { exit: [...exit].sort((a, b) => b.order - a.order), entry: [...enter].sort((a, b) => a.order - b.order), defaultEntry, reentry };
     m.set(leaf, p);
   }
   return p;
@@ -455,6 +464,17 @@ function microstep(s: Step, t: Transition): void {
     return;
   }
   const plan = planOf(t, s.leaf, s.nodes);
+  if (plan.reentry) {
+    // Exit and enter the same states: their actions run, the node list is unchanged (as
+    // in XState, which then keeps the snapshot's node list).
+    for (const n of plan.exit) runActions(s, n.exit);
+    runActions(s, t.actions);
+    for (const n of plan.entry) {
+      runActions(s, n.entry);
+      if (plan.defaultEntry.has(n) && n.type === 'compound') runActions(s, n.initial.actions);
+    }
+    return;
+  }
   // The active nodes as XState's Set keeps them (insertion order), in a small array.
   const nodes = s.nodes.slice();
   for (const n of plan.exit) {
