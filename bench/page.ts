@@ -21,6 +21,8 @@ export interface PageFigures {
   frameWorkMsP95: number;
   frameWorkMsMax: number;
   rafIntervalMsP95: number;
+  /** p95 of each part of a frame's work: stepping the session, refreshing the state, the DOM update, layout. */
+  p95Parts: { stepping: number; refresh: number; domUpdate: number; layout: number };
   /** Gzipped bytes of the JavaScript of the first load. */
   firstLoadJsGzipBytes: number;
   /** Gzipped bytes of the other JavaScript chunks (loaded on demand). */
@@ -66,6 +68,7 @@ export function measurePage(scenario: string): PageFigures {
     frameWorkMsP95: m.frameWorkMsP95,
     frameWorkMsMax: m.frameWorkMsMax,
     rafIntervalMsP95: m.rafIntervalMsP95,
+    p95Parts: m.p95Parts,
     ...jsSizes(),
   };
 }

@@ -2,24 +2,31 @@
  * `npm run bench`: the performance figures of issue 9, each printed beside its budget.
  *
  *   1. kernel: wall time of the reference hour (bench/workloads.ts: 3 brokers, 50 tiered
- *      partitions with RF 3, 5 MB/s, 3,600,000 simulated ms), and events per second on it
- *      and on every bundled scenario. Budget: the hour in at most 10 s.
+ *      partitions with RF 3, 5 MB/s, 3,600,000 simulated ms), three runs in fresh
+ *      processes, the fastest the figure (all shown); events per second on it and on every
+ *      bundled scenario. Budget: the hour in at most 10 s.
  *   2. xstate: the same workload with the machines replaced by a no-op handler that returns
- *      what they returned (bench/xstate-overhead.ts). Budget: real / no-op at most 3.
+ *      what they returned (bench/xstate-overhead.ts), in pairs. Budget: real / no-op at most 3.
  *   3. scaling: 10x the records at the same segment count (at most 1.2x the time and the
- *      memory), 10x the segments (at most 10x).
- *   4. seeking: step back and jump anywhere in a 100,000-event session. Budget: p95 50 ms.
- *   5. memory: peak heap of the reference hour. Budget: 300 MB.
+ *      memory), 10x the segments (at most 10x) (bench/scaling.ts, in rounds).
+ *   4. seeking: step back and jump anywhere in a 100,000-event session (bench/seek.ts).
+ *      Budget: p95 50 ms.
+ *   5. memory: peak heap of the reference hour, the largest of its runs. Budget: 300 MB.
  *   6. page: first-load JavaScript gzipped (200 KB) and frame work p95 playing the largest
- *      bundled scenario at full speed in Chromium (16.7 ms).
+ *      bundled scenario at full speed in Chromium (16.7 ms) (bench/page.ts).
  *   7. stores: the S3 adapter's upload throughput against the raw SDK, on s3rver
  *      (bench/s3-upload.ts). Budget: at least 0.9.
  *
  * Options: `--json` prints one JSON document; `--smoke` runs small versions of every part
  * (CI: checks the benchmark works, enforces no budget); `--only kernel,xstate,...` runs
  * some parts. Exit code 1 when a budget is missed (not with --smoke) or a part fails.
- * Measured runs go to child processes (a fresh heap each, `--expose-gc`); each timing that
- * is compared with another is taken in alternating rounds and the medians compared.
+ *
+ * This machine's speed changes by up to twice from one minute to the next (a virtual
+ * machine with other tenants: the same run takes 230 ms or 430 ms, and switches within a
+ * process). So each measured part runs in a child process of its own (a fresh heap,
+ * `--expose-gc`); what is compared is measured side by side, a moment apart (pairs,
+ * rounds, segment by segment), and the figure is the median of the comparisons; the
+ * hour's absolute time is the fastest of three runs, with all three printed.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -31,6 +38,7 @@ import { Kernel } from '../core/sim/kernel.js';
 import type { RunFigures, RunSpec } from './kernel-run.js';
 import { measurePage } from './page.js';
 import type { S3UploadFigures } from './s3-upload.js';
+import type { ScalingFigures, ScalingSpec } from './scaling.js';
 import type { SeekFigures, SeekSpec } from './seek.js';
 import { REFERENCE, type WorkloadOptions } from './workloads.js';
 import type { XStateFigures, XStateSpec } from './xstate-overhead.js';
@@ -49,18 +57,20 @@ for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new E
 const SIZE = smoke
   ? {
       hour: { partitions: 50, durationMs: 20_000 } as WorkloadOptions,
-      xstate: { workload: { durationMs: 5_000 }, rounds: 1 } as XStateSpec,
+      xstate: { workload: { durationMs: 5_000 }, pairs: 1, warmup: 1 } as XStateSpec,
       scaleBase: { durationMs: 10_000 } as WorkloadOptions,
       scaleRepeats: 1,
+      hourRuns: 1,
       seek: { events: 5_000, backs: 10, jumps: 20 } as SeekSpec,
       s3: { segments: 4, warmup: 1, rounds: 3 },
       scenarioRepeats: 1,
     }
   : {
       hour: {} as WorkloadOptions,
-      xstate: { workload: { durationMs: 120_000 }, rounds: 5, withXState: true } as XStateSpec,
+      xstate: { workload: { durationMs: 60_000 }, pairs: 9, warmup: 4, withXState: true } as XStateSpec,
       scaleBase: { durationMs: 600_000 } as WorkloadOptions,
       scaleRepeats: 3,
+      hourRuns: 3,
       seek: { events: 100_000, backs: 40, jumps: 120 } as SeekSpec,
       s3: {},
       scenarioRepeats: 3,
@@ -175,14 +185,26 @@ async function main(): Promise<void> {
     details.bundledScenarios = { events: steps, ms: Math.round(ms), eventsPerSecond: Math.round((steps / ms) * 1000), largest, perScenario };
   }
 
-  let hour: RunFigures | undefined;
+  let hours: RunFigures[] | undefined;
+  /** The hour in child processes one after another; each a fresh process, all figures kept. */
+  const runHours = (): RunFigures[] => {
+    const out: RunFigures[] = [];
+    for (let i = 0; i < SIZE.hourRuns; i++) out.push(child<RunFigures>('kernel-run.ts', { workload: SIZE.hour, maxWallMs: smoke ? 60_000 : 600_000 } satisfies RunSpec));
+    return out;
+  };
   await part('kernel', () => {
     heading('1. Kernel throughput');
-    hour = child<RunFigures>('kernel-run.ts', { workload: SIZE.hour, maxWallMs: smoke ? 60_000 : 600_000 } satisfies RunSpec);
-    details.hour = { workload: { ...REFERENCE, ...SIZE.hour }, ...hour };
+    hours = runHours();
+    // The fastest run is the figure: this machine's speed changes by up to twice from one
+    // minute to the next (other tenants), the same code taking 8 s or 15 s; every run is shown.
+    const sorted = [...hours].sort((a, b) => (a.complete ? a.wallMs : Infinity) - (b.complete ? b.wallMs : Infinity));
+    const hour = sorted[0];
+    details.hour = { workload: { ...REFERENCE, ...SIZE.hour }, runs: hours, fastest: hour.wallMs };
     const simulated = `${(hour.simulatedMs / 1000).toFixed(0)} s simulated`;
-    figure('kernel', `reference workload (${simulated}${hour.complete ? '' : ', STOPPED EARLY'}): wall time`, hour.complete ? hour.wallMs : Number.POSITIVE_INFINITY, 'ms', '<=', 10_000);
-    note(`${hour.steps} events, ${hour.eventsPerSecond} events/s, ${hour.traceEntries} trace entries, ${hour.remoteSegments} remote segments, ${mb(hour.producedBytes)} MB produced`);
+    const label = hours.length > 1 ? `fastest of ${hours.length} runs` : 'wall time';
+    figure('kernel', `reference workload (${simulated}${hour.complete ? '' : ', STOPPED EARLY'}): ${label}`, hour.complete ? hour.wallMs : Number.POSITIVE_INFINITY, 'ms', '<=', 10_000);
+    if (hours.length > 1) note(`runs: ${hours.map((h) => `${h.wallMs} ms`).join(', ')} (median ${sorted[Math.floor(sorted.length / 2)].wallMs} ms)`);
+    note(`${hour.steps} events, ${hour.eventsPerSecond} events/s (fastest run), ${hour.traceEntries} trace entries, ${hour.remoteSegments} remote segments, ${mb(hour.producedBytes)} MB produced`);
     const b = details.bundledScenarios as { events: number; eventsPerSecond: number; largest: string };
     note(`bundled scenarios: ${b.events} events at ${b.eventsPerSecond} events/s (largest: ${b.largest})`);
   });
@@ -191,37 +213,21 @@ async function main(): Promise<void> {
     heading('2. XState overhead');
     const x = child<XStateFigures>('xstate-overhead.ts', SIZE.xstate);
     details.xstate = { workload: SIZE.xstate.workload, ...x };
-    figure('xstate', 'real machines / no-op handler (same run, medians)', x.ratio, 'x', '<=', 3);
-    note(`${x.steps} events, ${x.transitions} transitions; real ${x.realMs.join(', ')} ms, no-op ${x.noopMs.join(', ')} ms; ${x.usPerTransition} us a transition`);
+    figure('xstate', 'real machines / no-op handler (median of pairs)', x.ratio, 'x', '<=', 3);
+    note(`${x.steps} events, ${x.transitions} transitions; real ${x.realMs.join(', ')} ms; no-op ${x.noopMs.join(', ')} ms; ${x.usPerTransition} us a transition`);
     if (x.xstateRatio !== undefined) note(`with XState's own transition() stepping the machines instead: ${x.xstateMs!.join(', ')} ms, ${x.xstateRatio}x the no-op run, ${x.xstateUsPerTransition} us a transition`);
   });
 
   await part('scaling', () => {
     heading('3. Scaling');
-    const variants: Array<[string, WorkloadOptions]> = [
-      ['base', SIZE.scaleBase],
-      ['records x10', { ...SIZE.scaleBase, recordScale: 10 }],
-      ['segments x10', { ...SIZE.scaleBase, segmentScale: 10 }],
-    ];
-    const runs: Record<string, RunFigures[]> = {};
-    for (let r = 0; r < SIZE.scaleRepeats; r++) {
-      // Rotate the order each round, so no variant always runs first.
-      for (let i = 0; i < variants.length; i++) {
-        const [name, w] = variants[(i + r) % variants.length];
-        (runs[name] ??= []).push(child<RunFigures>('kernel-run.ts', { workload: w } satisfies RunSpec));
-      }
-    }
-    const ms = (name: string) => median(runs[name].map((x) => x.wallMs));
-    const held = (name: string) => median(runs[name].map((x) => x.heldHeapBytes));
-    details.scaling = Object.fromEntries(variants.map(([name, w]) => [name, { workload: w, wallMs: runs[name].map((x) => x.wallMs), heldHeapBytes: runs[name].map((x) => x.heldHeapBytes), peakHeapBytes: runs[name].map((x) => x.peakHeapBytes), steps: runs[name][0].steps, remoteSegments: runs[name][0].remoteSegments, producedBytes: runs[name][0].producedBytes }]));
-    const ratio = (a: number, b: number) => +(a / b).toFixed(2);
-    figure('scaling', '10x records, same segments: time ratio', ratio(ms('records x10'), ms('base')), 'x', '<=', 1.2);
-    figure('scaling', '10x records, same segments: memory ratio (held heap)', ratio(held('records x10'), held('base')), 'x', '<=', 1.2);
-    figure('scaling', '10x segments: time ratio', ratio(ms('segments x10'), ms('base')), 'x', '<=', 10);
-    figure('scaling', '10x segments: memory ratio (held heap)', ratio(held('segments x10'), held('base')), 'x', '<=', 10);
-    for (const [name] of variants) {
-      const x = runs[name][0];
-      note(`${name}: ${x.steps} events, ${x.remoteSegments} remote segments, ${mb(x.producedBytes)} MB produced; ${runs[name].map((y) => y.wallMs).join(', ')} ms; held ${runs[name].map((y) => mb(y.heldHeapBytes)).join(', ')} MB`);
+    const x = child<ScalingFigures>('scaling.ts', { workload: SIZE.scaleBase, rounds: SIZE.scaleRepeats } satisfies ScalingSpec);
+    details.scaling = x;
+    figure('scaling', '10x records, same segments: time ratio', x.recordsTimeRatio, 'x', '<=', 1.2);
+    figure('scaling', '10x records, same segments: memory ratio (held heap)', x.recordsMemoryRatio, 'x', '<=', 1.2);
+    figure('scaling', '10x segments: time ratio', x.segmentsTimeRatio, 'x', '<=', 10);
+    figure('scaling', '10x segments: memory ratio (held heap)', x.segmentsMemoryRatio, 'x', '<=', 10);
+    for (const [name, v] of Object.entries(x.variants)) {
+      note(`${name}: ${v.steps} events, ${v.remoteSegments} remote segments, ${mb(v.producedBytes)} MB produced; ${v.wallMs.join(', ')} ms; held ${v.heldHeapBytes.map(mb).join(', ')} MB`);
     }
   });
 
@@ -235,9 +241,12 @@ async function main(): Promise<void> {
 
   await part('memory', () => {
     heading('5. Memory');
-    const h = hour ?? child<RunFigures>('kernel-run.ts', { workload: SIZE.hour, maxWallMs: smoke ? 60_000 : 600_000 } satisfies RunSpec);
-    figure('memory', `reference workload (${(h.simulatedMs / 1000).toFixed(0)} s simulated): peak heap`, mb(h.peakHeapBytes), 'MB', '<=', 300);
-    note(`held at the end ${mb(h.heldHeapBytes)} MB; largest resident set ${mb(h.maxRssBytes)} MB`);
+    const hs = hours ?? runHours();
+    // The largest peak of the runs (the hour's heap does not depend on the machine's speed,
+    // but on when the collector ran).
+    const h = [...hs].sort((a, b) => b.peakHeapBytes - a.peakHeapBytes)[0];
+    figure('memory', `reference workload (${(h.simulatedMs / 1000).toFixed(0)} s simulated): peak heap${hs.length > 1 ? `, largest of ${hs.length} runs` : ''}`, mb(h.peakHeapBytes), 'MB', '<=', 300);
+    note(`peaks ${hs.map((x) => mb(x.peakHeapBytes)).join(', ')} MB; held at the end ${mb(h.heldHeapBytes)} MB; largest resident set ${mb(Math.max(...hs.map((x) => x.maxRssBytes)))} MB`);
   });
 
   await part('page', () => {
@@ -247,7 +256,8 @@ async function main(): Promise<void> {
     details.page = p;
     figure('page', 'first-load JavaScript, gzipped', +(p.firstLoadJsGzipBytes / 1000).toFixed(1), 'KB', '<=', 200);
     figure('page', `frame work p95, ${p.scenario} at full speed (${p.steps} steps)`, p.frameWorkMsP95, 'ms', '<=', 16.7);
-    note(`${p.frames} frames, frame work p50 ${p.frameWorkMsP50} ms, max ${p.frameWorkMsMax} ms; animation frame interval p95 ${p.rafIntervalMsP95} ms; ${(p.lazyJsGzipBytes / 1000).toFixed(1)} KB more loaded on demand`);
+    note(`${p.frames} frames, frame work p50 ${p.frameWorkMsP50} ms, max ${p.frameWorkMsMax} ms; p95 of its parts: stepping ${p.p95Parts.stepping}, state ${p.p95Parts.refresh}, DOM ${p.p95Parts.domUpdate}, layout ${p.p95Parts.layout} ms`);
+    note(`animation frame interval p95 ${p.rafIntervalMsP95} ms; ${(p.lazyJsGzipBytes / 1000).toFixed(1)} KB more loaded on demand`);
   });
 
   await part('stores', () => {

@@ -1,19 +1,23 @@
 /**
- * What the XState machines cost (figure 2): the same workload run in one process, once
- * stepping the real machines as the kernel does (its default step, core/sim/fast-transition.ts:
- * XState's transition computed from the machine definitions) and once with the machines
- * replaced by a no-op handler that returns, without computing anything, what the machines
- * returned in a recorded run: the same next snapshot and the same actions, in order. The
- * kernel then does all of its own work (queue, network, logs, effects, trace, invariants)
- * exactly as in the real run, so the ratio real / no-op is the factor the machines add
- * (budget: at most 3). For comparison the same ratio is given for XState's own
- * `transition()` stepping the machines (`xstateRatio`, no budget).
+ * What the XState machines cost (figure 2): the same workload run with the real machines,
+ * stepped as the kernel steps them (its default step, core/sim/fast-transition.ts: XState's
+ * transition computed from the machine definitions), and with the machines replaced by a
+ * no-op handler that returns, without computing anything, what the machines returned in a
+ * recorded run: the same next snapshot and the same actions, in order. The kernel then
+ * does all of its own work (queue, network, logs, effects, trace, invariants) exactly as
+ * in the real run, so real / no-op is the factor the machines add (budget: at most 3). For
+ * comparison the factor is also given for XState's own `transition()` stepping the
+ * machines (`xstateRatio`, no budget).
  *
- * The no-op run is checked to be the same run (the same event and trace entry counts).
- * Runs alternate (real, no-op, no-op, real, ...) after a warm-up of each, and the figure
- * compares medians, so machine noise and JIT state hit both sides alike.
+ * One process, runs in pairs (real then no-op, or the other way round, alternating), the
+ * figure the median of the pairs' ratios: this machine's speed changes by up to twice from
+ * one minute to the next (other tenants), and the two runs of a pair, a fraction of a
+ * second apart, meet the same conditions. The kernel meets one step function throughout
+ * (it switches inside between real, record and replay): a kernel that met a second one
+ * would be deoptimized at the change. Every run is checked to be the recorded run (events,
+ * trace entries; the no-op run replays every recorded step).
  *
- *   node --import tsx bench/xstate-overhead.ts '{"workload": {...}, "rounds": 3}'
+ *   node --import tsx bench/xstate-overhead.ts '{"workload": {...}, "pairs": 9}'
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import { Kernel, type MachineStep, fastStep, xstateStep } from '../core/sim/kernel.js';
@@ -22,7 +26,10 @@ import { type WorkloadOptions, workload } from './workloads.js';
 
 export interface XStateSpec {
   workload: WorkloadOptions;
-  rounds?: number;
+  /** Timed pairs (real, no-op). */
+  pairs?: number;
+  /** Untimed runs first (the JIT settles). */
+  warmup?: number;
   /** Also time XState's own transition() (slower; for comparison). */
   withXState?: boolean;
 }
@@ -32,44 +39,26 @@ export interface XStateFigures {
   transitions: number;
   realMs: number[];
   noopMs: number[];
-  /** median(real) / median(no-op). */
+  /** The median of the pairs' real / no-op. */
   ratio: number;
-  /** Microseconds per machine transition: (median real - median no-op) / transitions. */
+  /** Microseconds per machine transition: the median of the pairs' (real - no-op) / transitions. */
   usPerTransition: number;
-  /** XState's transition() stepping the machines: median time and ratio to the no-op run. */
+  /** XState's transition() in place of the real machines: times and the median pair ratio. */
   xstateMs?: number[];
   xstateRatio?: number;
   xstateUsPerTransition?: number;
 }
 
-let traceCount = 0;
-const countTrace = (): void => void traceCount++;
-
-function timeRun(scenario: Scenario, transition: MachineStep): { ms: number; steps: number; trace: number } {
-  traceCount = 0;
-  const t0 = performance.now();
-  const k = new Kernel(scenario, { keepTrace: false, onTrace: countTrace, transition });
-  k.runToEnd();
-  return { ms: performance.now() - t0, steps: k.state.stepCount, trace: traceCount };
-}
-
 type Mode = 'real' | 'record' | 'noop' | 'xstate';
 let mode: Mode = 'real';
 let recording: Array<[AnyMachineSnapshot, unknown[]]> = [];
-let replaying: Array<[AnyMachineSnapshot, unknown[]]> = [];
-let replayAt = 0;
+let at = 0;
 
-/**
- * The one machine step every measured run passes to the kernel, switching on `mode`: a
- * kernel whose machine-step call site met different functions from run to run would be
- * deoptimized at each change, and the runs after a change would be slow for that reason
- * alone. In `noop` mode it is the no-op handler: what the machines returned in the recorded
- * run, in order, with nothing computed.
- */
+/** The one step function the kernel meets: the real machines, recording, the no-op handler, or XState. */
 const harnessStep: MachineStep = (name, snapshot, event) => {
   switch (mode) {
     case 'noop':
-      return replaying[replayAt++];
+      return recording[at++];
     case 'real':
       return fastStep(name, snapshot, event);
     case 'record': {
@@ -82,79 +71,75 @@ const harnessStep: MachineStep = (name, snapshot, event) => {
   }
 };
 
-function timeMode(scenario: Scenario, m: Mode): { ms: number; steps: number; trace: number } {
+let traceCount = 0;
+const countTrace = (): void => void traceCount++;
+
+function timeRun(scenario: Scenario, m: Mode): { ms: number; steps: number; trace: number } {
   mode = m;
-  return timeRun(scenario, harnessStep);
+  at = 0;
+  traceCount = 0;
+  const t0 = performance.now();
+  const k = new Kernel(scenario, { keepTrace: false, onTrace: countTrace, transition: harnessStep });
+  k.runToEnd();
+  return { ms: performance.now() - t0, steps: k.state.stepCount, trace: traceCount };
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function measureXStateOverhead(spec: XStateSpec): XStateFigures {
   const scenario = workload(spec.workload);
-  const rounds = spec.rounds ?? 3;
-  // A recorded run: every machine step's result, in order. The recording (every snapshot
-  // of the run) is held only while no-op runs use it: held during a real run, it would
-  // slow that run's garbage collection and count against the machines. The recorder and
-  // the no-op handler are made once: a kernel that met a new function at every run would
-  // find its machine-step call site megamorphic, and run slower in the real runs too.
-  const record = (): { steps: number; trace: number; results: Array<[AnyMachineSnapshot, unknown[]]> } => {
-    recording = [];
-    const r = timeMode(scenario, 'record');
-    const results = recording;
-    recording = [];
-    return { steps: r.steps, trace: r.trace, results };
-  };
-  const reference = record();
-  const transitions = reference.results.length;
-  reference.results = [];
-  const same = (r: { steps: number; trace: number }) => r.steps === reference.steps && r.trace === reference.trace;
-  // No forced collection between runs: a forced full GC throws away compiled code and
-  // type feedback, and a run after it is slow for reasons that have nothing to do with it.
-  const run = (m: 'real' | 'xstate'): number => {
-    const r = timeMode(scenario, m);
-    if (!same(r)) throw new Error('the real run differs from the recorded one');
+  const pairs = spec.pairs ?? 9;
+  // Warm-up runs of the real machines first, then the recording (the no-op runs' data).
+  const reference = timeRun(scenario, 'real');
+  for (let w = 1; w < (spec.warmup ?? 4); w++) timeRun(scenario, 'real');
+  recording = [];
+  timeRun(scenario, 'record');
+  const transitions = recording.length;
+  const run = (m: Mode): number => {
+    const r = timeRun(scenario, m);
+    if (r.steps !== reference.steps || r.trace !== reference.trace || (m === 'noop' && at !== transitions)) throw new Error(`the ${m} run is not the recorded run`);
     return r.ms;
   };
-  const noopRun = (): number => {
-    replaying = record().results;
-    replayAt = 0;
-    const r = timeMode(scenario, 'noop');
-    const complete = replayAt === replaying.length;
-    replaying = [];
-    if (!same(r) || !complete) throw new Error('the no-op run is not the same run');
-    return r.ms;
-  };
-  // Warm-up, not counted: the JIT settles over a few runs.
-  for (let w = 0; w < 6; w++) run('real');
-  noopRun();
-  noopRun();
-  const realMs: number[] = [];
-  const noopMs: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    if (r % 2 === 0) {
-      realMs.push(run('real'));
-      noopMs.push(noopRun());
-    } else {
-      noopMs.push(noopRun());
-      realMs.push(run('real'));
+  run('noop');
+  const pairRuns = (other: Mode): { a: number[]; b: number[]; ratios: number[]; us: number[] } => {
+    const a: number[] = [];
+    const b: number[] = [];
+    const ratios: number[] = [];
+    const us: number[] = [];
+    for (let p = 0; p < pairs; p++) {
+      let x: number;
+      let n: number;
+      if (p % 2 === 0) {
+        x = run(other);
+        n = run('noop');
+      } else {
+        n = run('noop');
+        x = run(other);
+      }
+      a.push(x);
+      b.push(n);
+      ratios.push(x / n);
+      us.push(((x - n) * 1000) / transitions);
     }
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const mr = median(realMs);
-  const mn = median(noopMs);
+    return { a, b, ratios, us };
+  };
+  const real = pairRuns('real');
   const figures: XStateFigures = {
     steps: reference.steps,
     transitions,
-    realMs: realMs.map(Math.round),
-    noopMs: noopMs.map(Math.round),
-    ratio: +(mr / mn).toFixed(2),
-    usPerTransition: +(((mr - mn) * 1000) / transitions).toFixed(2),
+    realMs: real.a.map(Math.round),
+    noopMs: real.b.map(Math.round),
+    ratio: +median(real.ratios).toFixed(2),
+    usPerTransition: +median(real.us).toFixed(2),
   };
   if (spec.withXState) {
-    const xs = [run('xstate'), run('xstate'), run('xstate')];
-    const mx = median(xs);
-    figures.xstateMs = xs.map(Math.round);
-    figures.xstateRatio = +(mx / mn).toFixed(2);
-    figures.xstateUsPerTransition = +(((mx - mn) * 1000) / transitions).toFixed(2);
+    run('xstate');
+    const x = pairRuns('xstate');
+    figures.xstateMs = x.a.map(Math.round);
+    figures.xstateRatio = +median(x.ratios).toFixed(2);
+    figures.xstateUsPerTransition = +median(x.us).toFixed(2);
   }
+  recording = [];
   return figures;
 }
 
