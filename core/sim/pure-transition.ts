@@ -19,7 +19,7 @@ const scopes = new WeakMap<AnyStateMachine, InertScope>();
  * an object built that way in fast mode (a hidden class, properties at fixed offsets) only
  * up to about 19 properties, unless its hidden-class chain from `{}` already exists; past
  * that every copy is a dictionary (hash table) and costs ten times as much (the follower
- * fetcher's 25 fields: 8 to 10 us a copy instead of under 1). Defining the same keys in the
+ * fetcher's 23 fields: 8 to 10 us a copy instead of under 1). Defining the same keys in the
  * same order once on a plain object builds that chain, which every later copy then follows.
  * Only speed depends on this: the copies hold the same values either way.
  */
