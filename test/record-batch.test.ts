@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
 import type { RecordBatch } from '../core/domain/partition-log.js';
 import { crc32c, crc32cSkip, crc32cSkipOf, crc32cUpdate } from '../core/format/crc32c.js';
-import { BATCH_HEADER_BYTES, decodeBatches, encodeBatch, encodeBatches } from '../core/format/record-batch.js';
+import { BATCH_HEADER_BYTES, decodeBatches, encodeBatch, encodeBatches, encodeBatchesWithPositions } from '../core/format/record-batch.js';
 import { runBundled } from './support/run.js';
 import { type ProducerEntry, producerSnapshotBytes } from '../core/domain/producer-state.js';
 import { decodeProducerSnapshot, encodeProducerSnapshot } from '../core/format/producer-snapshot.js';
@@ -66,6 +66,19 @@ describe('RecordBatch v2', () => {
     expect(d.records.map((r) => r.offset)).toEqual(Array.from({ length: 16 }, (_, i) => 100 + i));
     expect(d.records.every((r) => r.valueBytes === 1000)).toBe(true);
     expect(bytes.length).toBeGreaterThan(BATCH_HEADER_BYTES + 16 * 1000);
+  });
+
+  test('encoding into a lent buffer that held other bytes gives the same bytes', () => {
+    // Goal: the S3 store lends reused buffers to the encoder; none of their old bytes may leak.
+    // Method: encode a segment fresh, then into a larger buffer filled with 0xAB; compare.
+    const batches: RecordBatch[] = Array.from({ length: 9 }, (_, i) => ({ baseOffset: i * 7, lastOffset: i * 7 + 6, leaderEpoch: i % 3, producerId: 1, baseSequence: i * 7, bytes: 7 * (i % 2 ? 1024 : 5), appendedMs: 1000 + i }));
+    const fresh = encodeBatchesWithPositions(batches, (b) => b.bytes / (b.lastOffset - b.baseOffset + 1));
+    const dirty = new Uint8Array(fresh.bytes.length + 4096).fill(0xab);
+    const lent = encodeBatchesWithPositions(batches, (b) => b.bytes / (b.lastOffset - b.baseOffset + 1), () => dirty);
+    expect(lent.bytes.length).toBe(fresh.bytes.length);
+    expect(Buffer.from(lent.bytes).equals(Buffer.from(fresh.bytes))).toBe(true);
+    expect(lent.positions).toEqual(fresh.positions);
+    expect(decodeBatches(lent.bytes).every((d) => d.crcValid)).toBe(true);
   });
 
   test('a flipped byte fails the CRC', () => {

@@ -59,4 +59,39 @@ describe('Session', () => {
     s.act({ kind: 'crash', broker: 1 });
     expect(s.actions.map((a) => [a.step, a.action.kind])).toEqual([[4, 'crash']]);
   });
+
+  test('jumps forward and back over checkpoints give the pictures of the first pass', () => {
+    // Goal: a jump ahead restores a later checkpoint instead of replaying from where it is,
+    //   and the picture is the one the first pass drew.
+    // Method: wal-metadata-growth (thousands of steps, several checkpoints); record the
+    //   picture at every 97th step on the first pass; go back to 0, then jump to each in
+    //   an order mixing forward and backward jumps.
+    const s = new Session(loadBundled('wal-metadata-growth'));
+    const pictures = new Map<number, string>([[0, picture(s)]]);
+    while (s.forward()) if (s.step % 97 === 0) pictures.set(s.step, picture(s));
+    const steps = [...pictures.keys()];
+    s.goTo(0);
+    const order = steps.map((_, i) => steps[(i * 7) % steps.length]);
+    for (const n of order) {
+      s.goTo(n);
+      expect(picture(s)).toBe(pictures.get(n));
+    }
+  });
+
+  test('after an action, jumps use only the checkpoints of the new branch', () => {
+    // Goal: checkpoints taken after the step of an action belong to the old branch.
+    // Method: play wal-metadata-growth far, go back, crash a broker, play on; each picture
+    //   of the new branch equals a fresh session's with the same action.
+    const s = new Session(loadBundled('wal-metadata-growth'));
+    for (let i = 0; i < 2500; i++) s.forward();
+    s.goTo(300);
+    s.act({ kind: 'crash', broker: 1 });
+    for (let i = 0; i < 1500; i++) s.forward();
+    const fresh = new Session(loadBundled('wal-metadata-growth'), undefined, [...s.actions]);
+    for (const n of [1700, 350, 1200, 299, 1800]) {
+      s.goTo(n);
+      fresh.goTo(n);
+      expect(picture(s)).toBe(picture(fresh));
+    }
+  });
 });

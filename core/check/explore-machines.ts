@@ -4,12 +4,14 @@
  * the awaited request or timer and a stale one, every error kind, answers around the
  * follower's offsets, facts on both sides of each guard) is applied, breadth first, over
  * abstract states (the state value and the context facts the guards read). Each step is
- * taken twice: by the kernel's own step function (`pureTransition`) and by an XState actor
- * whose inspection stream says which transitions fired; the two must agree, and per-state
+ * taken twice: by the kernel's own step function (`fastTransition`, which must also give
+ * the effects XState's `transition()` gives) and by an XState actor whose inspection
+ * stream says which transitions fired; the two must agree, and per-state
  * checks must hold. The result: shortest event paths to every state reached, and the
  * transitions taken.
  */
 import { type AnyMachineSnapshot, type AnyStateMachine, initialTransition } from 'xstate';
+import { fastTransition } from '../sim/fast-transition.js';
 import { pureTransition } from '../sim/pure-transition.js';
 import { MachineCoverage, leafPath } from './coverage.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
@@ -260,10 +262,16 @@ export function exploreMachine(spec: MachineSpec, cov: MachineCoverage, maxState
     for (const event of spec.domain(snap.context as Ctx, snap.value)) {
       steps++;
       const viaActor = cov.record(snap, event);
-      const [viaKernel, actions] = pureTransition(spec.machine, snap as never, event);
+      const [viaKernel, actions] = fastTransition(spec.machine, snap, event);
       const kernelView = JSON.stringify([viaKernel.value, viaKernel.context]);
       if (kernelView !== JSON.stringify([viaActor.value, viaActor.context])) {
         failures.push(`${spec.name}: the kernel's step and XState disagree after ${JSON.stringify([...path.map((e) => e.type), event.type])}`);
+        continue;
+      }
+      const [, xstateActions] = pureTransition(spec.machine, snap as never, event);
+      const effects = (list: unknown[]) => JSON.stringify((list as Array<{ type: string; params?: unknown }>).map((a) => [a.type, a.params]));
+      if (effects(actions) !== effects(xstateActions)) {
+        failures.push(`${spec.name}: the kernel's step and XState's transition() ask for different effects after ${JSON.stringify([...path.map((e) => e.type), event.type])}`);
         continue;
       }
       const nextIssued = new Set([...issued, ...idsOf(actions)]);

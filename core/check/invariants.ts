@@ -97,6 +97,9 @@ export const INVARIANTS: readonly InvariantInfo[] = [
   },
 ];
 
+/** What a check that finds nothing returns (one array, never written). */
+const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
+
 function leaderBatchAt(log: PartitionLog, offset: number): RecordBatch | undefined {
   for (const seg of log.segments) {
     if (offset < seg.baseOffset || offset > seg.endOffset) continue;
@@ -114,15 +117,15 @@ function leaderBatchAt(log: PartitionLog, offset: number): RecordBatch | undefin
 }
 
 /** Checked when a follower appends a batch the leader may still hold locally. */
-export function checkFollowerAppend(atMs: number, key: string, broker: number, batch: RecordBatch, leaderLog: PartitionLog): Violation[] {
+export function checkFollowerAppend(atMs: number, key: string, broker: number, batch: RecordBatch, leaderLog: PartitionLog): readonly Violation[] {
   const l = leaderBatchAt(leaderLog, batch.baseOffset);
   if (l === undefined) {
     // The leader has not written this offset (yet). A batch of an older epoch that starts
     // at or past where the leader's cache says that epoch ended can never be in its log.
     const latest = leaderLog.leaderEpochs.length > 0 ? leaderLog.leaderEpochs[leaderLog.leaderEpochs.length - 1][0] : -1;
-    if (batch.leaderEpoch >= latest) return [];
+    if (batch.leaderEpoch >= latest) return NO_VIOLATIONS;
     const next = leaderLog.leaderEpochs.find(([e]) => e > batch.leaderEpoch);
-    if (next === undefined || batch.baseOffset < next[1]) return [];
+    if (next === undefined || batch.baseOffset < next[1]) return NO_VIOLATIONS;
     return [
       {
         atMs,
@@ -132,7 +135,7 @@ export function checkFollowerAppend(atMs: number, key: string, broker: number, b
       },
     ];
   }
-  if (l.baseOffset === batch.baseOffset && l.lastOffset === batch.lastOffset && l.leaderEpoch === batch.leaderEpoch && l.producerId === batch.producerId) return [];
+  if (l.baseOffset === batch.baseOffset && l.lastOffset === batch.lastOffset && l.leaderEpoch === batch.leaderEpoch && l.producerId === batch.producerId) return NO_VIOLATIONS;
   return [
     {
       atMs,
@@ -143,38 +146,83 @@ export function checkFollowerAppend(atMs: number, key: string, broker: number, b
   ];
 }
 
-export function checkRemoteTransition(atMs: number, key: string, segmentId: string, from: RemoteSegmentState, to: RemoteSegmentState): Violation[] {
-  if (isAllowedTransition(from, to)) return [];
+export function checkRemoteTransition(atMs: number, key: string, segmentId: string, from: RemoteSegmentState, to: RemoteSegmentState): readonly Violation[] {
+  if (isAllowedTransition(from, to)) return NO_VIOLATIONS;
   return [{ atMs, invariant: 'remoteStateForwardOnly', subject: `${key}/${segmentId}`, message: `remote segment ${segmentId} of ${key} moved ${from} -> ${to}` }];
 }
 
-/** Checks run after every step; cheap enough for every event. */
-export function checkInvariants(k: Kernel): Violation[] {
-  const out: Violation[] = [];
+/** `broker|partition` keys of the watch, made once per replica (they are looked up every step). */
+const watchIds: Record<string, string[]> = {};
+
+function watchId(broker: number, key: string): string {
+  const ids = (watchIds[key] ??= []);
+  return (ids[broker] ??= `${broker}|${key}`);
+}
+
+/**
+ * The first offset at or above `from` not covered, contiguously, by finished remote
+ * segments taken in base offset order (a stable order: equal bases keep their order).
+ */
+function coveredUpTo(remote: readonly RemoteSegmentMetadata[], from: number): number {
+  // Segments are recorded in copy order, which is base offset order unless a new leader
+  // copied from lower offsets: then sort (as the plain statement of the check does).
+  let sorted = true;
+  let prev = Number.NEGATIVE_INFINITY;
+  for (const m of remote) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED') continue;
+    if (m.baseOffset < prev) {
+      sorted = false;
+      break;
+    }
+    prev = m.baseOffset;
+  }
+  const finished = sorted ? remote : remote.filter((m) => m.state === 'COPY_SEGMENT_FINISHED').sort((a, b) => a.baseOffset - b.baseOffset);
+  let next = from;
+  for (const m of finished) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED') continue;
+    if (m.baseOffset <= next && m.endOffset >= next) next = m.endOffset + 1;
+  }
+  return next;
+}
+
+/**
+ * Checks run after every step; cheap enough for every event. `keys`: only these
+ * partitions (in partition order), those the step may have changed; the kernel passes them,
+ * since a partition's answer depends only on its own state, the brokers' liveness and what
+ * the watch remembers of it. Without `keys`, every partition.
+ */
+export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.partitionOrder): readonly Violation[] {
+  const out: Violation[] = found;
+  out.length = 0;
   const atMs = k.state.nowMs;
-  for (const key of k.state.partitionOrder) {
+  const watch = k.state.watch;
+  for (const key of keys) {
     const part = k.state.partitions[key];
-    for (const r of Object.values(part.replicaStates)) {
+    const replicas = part.replicaStates;
+    // Only committed data is uploaded: Ry stays below the highest HW the partition reached.
+    // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
+    // and uploaded until its followers report, as in Kafka.)
+    const committedHw = watch.committed[key]?.highWatermark ?? 0;
+    // Replicas in broker id order (the order of the record's integer keys).
+    const brokers = k.state.brokers.length;
+    for (let b = 0; b < brokers; b++) {
+      const r = replicas[b];
+      if (r === undefined) continue;
       const log = r.log;
       const leo = logEndOffset(log);
-      const subject = `${key}@${r.broker}`;
       if (!(leo >= log.highWatermark && log.highWatermark >= log.localLogStartOffset && log.localLogStartOffset >= log.logStartOffset)) {
         out.push({
           atMs,
           invariant: 'offsetsOrdered',
-          subject,
+          subject: `${key}@${r.broker}`,
           message: `broker ${r.broker} ${key}: LEO ${leo}, HW ${log.highWatermark}, LLSO ${log.localLogStartOffset}, LSO ${log.logStartOffset} are out of order`,
         });
       }
-      // Only committed data is uploaded: Ry stays below the highest HW the partition reached.
-      // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
-      // and uploaded until its followers report, as in Kafka.)
-      const committedHw = k.state.watch.committed[key]?.highWatermark ?? 0;
       if (r.broker === part.leader && r.highestOffsetInRemoteStorage >= Math.max(log.highWatermark, committedHw)) {
         out.push({
           atMs,
           invariant: 'offsetsOrdered',
-          subject: `${subject}/ry`,
+          subject: `${key}@${r.broker}/ry`,
           message: `leader ${r.broker} ${key}: highest offset in remote storage ${r.highestOffsetInRemoteStorage} is not below HW ${Math.max(log.highWatermark, committedHw)} (the highest committed)`,
         });
       }
@@ -182,31 +230,26 @@ export function checkInvariants(k: Kernel): Violation[] {
       // briefly name remote data the leader already deleted).
       if (r.broker === part.leader && log.logStartOffset < log.localLogStartOffset) {
         // [LSO, LLSO) must be covered by finished remote segments, contiguously.
-        let next = log.logStartOffset;
-        const finished = part.remoteMetadata
-          .filter((m) => m.state === 'COPY_SEGMENT_FINISHED')
-          .sort((a, b) => a.baseOffset - b.baseOffset);
-        for (const m of finished) {
-          if (m.baseOffset <= next && m.endOffset >= next) next = m.endOffset + 1;
-        }
+        const next = coveredUpTo(part.remoteMetadata, log.logStartOffset);
         if (next < log.localLogStartOffset) {
           out.push({
             atMs,
             invariant: 'everyOffsetRetained',
-            subject: `${subject}/retained`,
+            subject: `${key}@${r.broker}/retained`,
             message: `broker ${r.broker} ${key}: offset ${next} is below the local log start ${log.localLogStartOffset} but in no finished remote segment`,
           });
         }
       }
     }
-    const watch = k.state.watch;
     const lastEpoch = watch.leaderEpoch[key];
     if (lastEpoch !== undefined && part.leaderEpoch < lastEpoch) {
       out.push({ atMs, invariant: 'leaderEpochNeverDecreases', subject: `${key}/epoch`, message: `${key}: leader epoch went from ${lastEpoch} to ${part.leaderEpoch}` });
     }
     watch.leaderEpoch[key] = Math.max(lastEpoch ?? -1, part.leaderEpoch);
-    for (const r of Object.values(part.replicaStates)) {
-      const id = `${r.broker}|${key}`;
+    for (let b = 0; b < brokers; b++) {
+      const r = replicas[b];
+      if (r === undefined) continue;
+      const id = watchId(r.broker, key);
       const seen = watch.highestOffsetInRemoteStorage[id];
       if (seen !== undefined && r.highestOffsetInRemoteStorage < seen) {
         out.push({
@@ -216,10 +259,10 @@ export function checkInvariants(k: Kernel): Violation[] {
           message: `broker ${r.broker} ${key}: highest offset in remote storage went from ${seen} to ${r.highestOffsetInRemoteStorage} while up`,
         });
       }
-      watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
+      if (seen !== r.highestOffsetInRemoteStorage) watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
     }
     if (part.leader >= 0 && k.state.brokers[part.leader].alive) {
-      const leaderLog = part.replicaStates[String(part.leader)].log;
+      const leaderLog = replicas[part.leader].log;
       const committed = watch.committed[key];
       if (committed !== undefined) {
         const leo = logEndOffset(leaderLog);
@@ -235,7 +278,9 @@ export function checkInvariants(k: Kernel): Violation[] {
             const [epoch, start] = committed.epochs[i];
             const next = committed.epochs[i + 1];
             const last = (next === undefined ? committed.highWatermark : next[1]) - 1;
-            for (const o of [start, last]) {
+            // The first and the last committed offset of each epoch.
+            for (let j = 0; j < 2; j++) {
+              const o = j === 0 ? start : last;
               if (o < leaderLog.logStartOffset || o >= committed.highWatermark) continue;
               const has = epochForOffset(leaderLog.leaderEpochs, o);
               if (has !== epoch) {
@@ -251,27 +296,22 @@ export function checkInvariants(k: Kernel): Violation[] {
         }
       }
       for (const b of part.isr) {
-        const r = part.replicaStates[String(b)];
+        const r = replicas[b];
         if (r === undefined) continue;
         // An in-sync follower agrees with the leader on the epoch of every committed offset
-        // both still hold (what the remote auxiliary state's checkpoint restores).
+        // both still hold (what the remote auxiliary state's checkpoint restores): checked at
+        // the first such offset and wherever either cache starts an epoch. (An offset met
+        // twice gives the same answer twice, so the first failing one is the one reported.)
         if (b !== part.leader && k.state.brokers[b].alive) {
           const lo = Math.max(leaderLog.logStartOffset, r.log.logStartOffset);
           const hi = Math.min(leaderLog.highWatermark, r.log.highWatermark, logEndOffset(r.log)) - 1;
-          const points = new Set<number>([lo]);
-          for (const [, start] of [...leaderLog.leaderEpochs, ...r.log.leaderEpochs]) if (start >= lo && start <= hi) points.add(start);
-          for (const o of points) {
-            if (o > hi) continue;
-            const want = epochForOffset(leaderLog.leaderEpochs, o);
-            const has = epochForOffset(r.log.leaderEpochs, o);
-            if (want !== has) {
-              out.push({
-                atMs,
-                invariant: 'followerEpochsMatchLeader',
-                subject: `${key}@${b}/epochs`,
-                message: `in-sync follower ${b} ${key}: committed offset ${o} is in epoch ${has} there, ${want} on leader ${part.leader}`,
-              });
-              break;
+          let failed = lo <= hi && epochMismatch(out, atMs, key, part.leader, b, leaderLog, r.log, lo);
+          for (let pass = 0; pass < 2 && !failed; pass++) {
+            for (const [, start] of pass === 0 ? leaderLog.leaderEpochs : r.log.leaderEpochs) {
+              if (start >= lo && start <= hi && epochMismatch(out, atMs, key, part.leader, b, leaderLog, r.log, start)) {
+                failed = true;
+                break;
+              }
             }
           }
         }
@@ -287,7 +327,25 @@ export function checkInvariants(k: Kernel): Violation[] {
       }
     }
   }
-  return out;
+  return out.length === 0 ? NONE : out.slice();
+}
+
+/** Violations found by the current check (one array, reused: most checks find none). */
+const found: Violation[] = [];
+const NONE: readonly Violation[] = Object.freeze([]);
+
+/** followerEpochsMatchLeader at offset `o`: records the violation and returns true when the two caches disagree. */
+function epochMismatch(out: Violation[], atMs: number, key: string, leader: number, b: number, leaderLog: PartitionLog, log: PartitionLog, o: number): boolean {
+  const want = epochForOffset(leaderLog.leaderEpochs, o);
+  const has = epochForOffset(log.leaderEpochs, o);
+  if (want === has) return false;
+  out.push({
+    atMs,
+    invariant: 'followerEpochsMatchLeader',
+    subject: `${key}@${b}/epochs`,
+    message: `in-sync follower ${b} ${key}: committed offset ${o} is in epoch ${has} there, ${want} on leader ${leader}`,
+  });
+  return true;
 }
 
 /**

@@ -37,8 +37,9 @@ export function assignEpoch(cache: EpochEntry[], epoch: number, startOffset: num
 /** The epoch of the last entry with `startOffset <= offset`, or -1 when none. */
 export function epochForOffset(cache: readonly EpochEntry[], offset: number): number {
   let epoch = UNDEFINED_EPOCH;
-  for (const [e, start] of cache) {
-    if (start <= offset) epoch = e;
+  for (let i = 0; i < cache.length; i++) {
+    const entry = cache[i];
+    if (entry[1] <= offset) epoch = entry[0];
     else break;
   }
   return epoch;
@@ -60,7 +61,8 @@ export function endOffsetFor(
   if (requestedEpoch === latestEpoch(cache)) {
     return { leaderEpoch: requestedEpoch, endOffset: logEndOffset };
   }
-  const higher = cache.find(([e]) => e > requestedEpoch);
+  let higher: EpochEntry | undefined;
+  for (let i = 0; i < cache.length && higher === undefined; i++) if (cache[i][0] > requestedEpoch) higher = cache[i];
   if (higher === undefined) return { leaderEpoch: UNDEFINED_EPOCH, endOffset: UNDEFINED_OFFSET };
   let floor: EpochEntry | undefined;
   for (const entry of cache) if (entry[0] <= requestedEpoch) floor = entry;
@@ -89,7 +91,9 @@ export function truncateFromEnd(cache: EpochEntry[], endOffset: number): void {
 
 /** The entries a checkpoint taken for a segment ending at `endOffset` (inclusive) holds. */
 export function checkpointUpTo(cache: readonly EpochEntry[], endOffset: number): EpochEntry[] {
-  return cache.filter(([, start]) => start <= endOffset).map(([e, s]) => [e, s] as EpochEntry);
+  const out: EpochEntry[] = [];
+  for (const [e, s] of cache) if (s <= endOffset) out.push([e, s]);
+  return out;
 }
 
 /** Leader-epoch checkpoint file text, as Kafka writes it: version, count, one entry a line. */

@@ -137,8 +137,17 @@ export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: nu
   let bytes = 0;
   for (const seg of log.segments) {
     if (seg.endOffset < fetchOffset) continue;
-    for (const b of seg.batches) {
-      if (b.lastOffset < fetchOffset) continue;
+    // Batches are in offset order: the first one ending at or past fetchOffset, by bisection.
+    const batches = seg.batches;
+    let lo = 0;
+    let hi = batches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (batches[mid].lastOffset < fetchOffset) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < batches.length; i++) {
+      const b = batches[i];
       if (out.length > 0 && bytes + b.bytes > maxBytes) return out;
       out.push(b);
       bytes += b.bytes;

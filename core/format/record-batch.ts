@@ -21,9 +21,10 @@ class Writer {
   buf: Uint8Array;
   view: DataView;
   pos = 0;
-  constructor(size: number) {
-    this.buf = new Uint8Array(size);
-    this.view = new DataView(this.buf.buffer);
+  /** `buf`: a buffer to write into (any contents; every byte up to the end is written). */
+  constructor(size: number, buf?: Uint8Array) {
+    this.buf = buf !== undefined && buf.length >= size ? buf : new Uint8Array(size);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -220,20 +221,26 @@ export function encodeBatch(b: RecordBatch, opts: EncodeOptions): Uint8Array {
 /**
  * Several batches, back to back, as in a segment's `.log` file, in one allocation; with the
  * byte position of each batch (what the segment's offset index records). `valueBytes` is
- * per batch when a function.
+ * per batch when a function. `buffer(size)` may lend a buffer of at least `size` bytes to
+ * write into instead (its old contents do not matter: every byte is written); the bytes
+ * returned are then a view of it.
  */
-export function encodeBatchesWithPositions(batches: readonly RecordBatch[], valueBytes: number | ((b: RecordBatch) => number)): { bytes: Uint8Array; positions: number[] } {
+export function encodeBatchesWithPositions(
+  batches: readonly RecordBatch[],
+  valueBytes: number | ((b: RecordBatch) => number),
+  buffer?: (size: number) => Uint8Array,
+): { bytes: Uint8Array; positions: number[] } {
   const vbOf = typeof valueBytes === 'number' ? () => valueBytes : valueBytes;
   let total = 0;
   for (const b of batches) total += batchSize(b.lastOffset - b.baseOffset + 1, vbOf(b));
-  const w = new Writer(total);
+  const w = new Writer(total, buffer?.(total));
   const positions: number[] = [];
   let pos = 0;
   for (const b of batches) {
     positions.push(pos);
     pos = writeBatch(w, pos, b, vbOf(b));
   }
-  return { bytes: w.buf, positions };
+  return { bytes: w.buf.length === total ? w.buf : w.buf.subarray(0, total), positions };
 }
 
 /** Several batches, back to back, as in a segment's `.log` file. */

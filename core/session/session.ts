@@ -18,8 +18,15 @@ export interface RecordedAction {
   action: TimelineAction;
 }
 
-/** Kernel steps per checkpoint: step back costs at most this many kernel steps of replay. */
-const CHECKPOINT_EVERY = 64;
+/**
+ * Checkpoint spacing: a checkpoint is taken once at least this many visible steps and this
+ * many kernel events have passed since the last one, so a step back or a jump replays at
+ * most about that much. Counting events too keeps the number of checkpoints (each a copy
+ * of the cluster's state) in proportion to the work of the run: on a 100,000-event run of
+ * 50 partitions a checkpoint holds about 400 KB.
+ */
+const CHECKPOINT_STEPS = 64;
+const CHECKPOINT_EVENTS = 512;
 
 export class Session {
   readonly scenario: Scenario;
@@ -30,6 +37,8 @@ export class Session {
   /** Trace length at the end of each visible step (index = step). */
   private traceEnds: number[] = [];
   private checkpoints = new Map<number, Checkpoint>();
+  /** The last checkpoint at or before the current step: its visible step and kernel events. */
+  private lastCheckpoint = { step: 0, events: 0 };
   private recorded: RecordedAction[];
   private deliveryObserver: ((d: Delivery) => void) | null = null;
   /** Called after the kernel is replaced by a restore (observers start over). */
@@ -49,6 +58,7 @@ export class Session {
     this.applyRecordedAt(0);
     this.traceEnds = [this.kernel.trace.length];
     this.checkpoints.set(0, this.kernel.checkpoint());
+    this.lastCheckpoint = { step: 0, events: this.kernel.state.stepCount };
   }
 
   get actions(): readonly RecordedAction[] {
@@ -81,17 +91,23 @@ export class Session {
   /** One visible step forward. Returns false at the end of the run. */
   forward(): boolean {
     if (!this.kernel.hasNext()) return false;
-    const before = this.kernel.trace.length;
+    let scanned = this.kernel.trace.length;
     for (;;) {
       if (!this.kernel.step()) break;
       let visible = false;
-      for (let i = before; i < this.kernel.trace.length && !visible; i++) visible = narrate(this.kernel.trace[i]) !== null;
+      const trace = this.kernel.trace;
+      for (; scanned < trace.length && !visible; scanned++) visible = narrate(trace[scanned]) !== null;
       if (visible || !this.kernel.hasNext()) break;
     }
     this.step++;
     this.applyRecordedAt(this.step);
     this.traceEnds[this.step] = this.kernel.trace.length;
-    if (this.step % CHECKPOINT_EVERY === 0 && !this.checkpoints.has(this.step)) this.checkpoints.set(this.step, this.kernel.checkpoint());
+    const events = this.kernel.state.stepCount;
+    if (this.checkpoints.has(this.step)) this.lastCheckpoint = { step: this.step, events };
+    else if (this.step - this.lastCheckpoint.step >= CHECKPOINT_STEPS && events - this.lastCheckpoint.events >= CHECKPOINT_EVENTS) {
+      this.checkpoints.set(this.step, this.kernel.checkpoint());
+      this.lastCheckpoint = { step: this.step, events };
+    }
     return true;
   }
 
@@ -99,18 +115,25 @@ export class Session {
     if (this.step > 0) this.goTo(this.step - 1);
   }
 
-  /** Jump to visible step `n` (clamped to the run), restoring the nearest checkpoint and replaying. */
+  /**
+   * Jump to visible step `n` (clamped to the run): restore the nearest checkpoint at or
+   * before it (behind the current step, or ahead of it when one lies between) and replay.
+   * A run is deterministic, so the steps replayed are the steps taken before.
+   */
   goTo(n: number): void {
     const target = Math.max(0, Math.floor(n));
     if (target === this.step) return;
-    if (target < this.step) {
-      let base = 0;
-      for (const s of this.checkpoints.keys()) if (s <= target && s > base) base = s;
-      this.kernel = Kernel.restore(this.scenario, this.checkpoints.get(base)!);
+    let base = 0;
+    for (const s of this.checkpoints.keys()) if (s <= target && s > base) base = s;
+    if (target < this.step || base > this.step) {
+      const cp = this.checkpoints.get(base)!;
+      this.kernel = Kernel.restore(this.scenario, cp);
       this.kernel.onDeliver = this.deliveryObserver;
       this.onRestore?.();
       this.step = base;
-      this.traceEnds.length = base + 1;
+      this.lastCheckpoint = { step: base, events: this.kernel.state.stepCount };
+      // The ends of later steps stay: replaying this branch gives them again.
+      this.traceEnds[base] = this.kernel.trace.length;
     }
     while (this.step < target && this.forward()) {
       /* replay */
@@ -133,10 +156,16 @@ export class Session {
     this.recorded = this.recorded.filter((a) => a.step <= this.step);
     this.recorded.push({ step: this.step, action });
     for (const s of [...this.checkpoints.keys()]) if (s >= this.step && s !== 0) this.checkpoints.delete(s);
+    // Later steps belong to the branch left behind.
+    this.traceEnds.length = this.step + 1;
+    let base = 0;
+    for (const s of this.checkpoints.keys()) if (s > base) base = s;
+    this.lastCheckpoint = { step: base, events: this.checkpoints.get(base)!.state.stepCount };
     if (this.step === 0) {
       // The step-0 checkpoint must include actions taken at step 0.
       this.kernel.applyAction(action);
       this.checkpoints.set(0, this.kernel.checkpoint());
+      this.lastCheckpoint = { step: 0, events: this.kernel.state.stepCount };
     } else {
       this.kernel.applyAction(action);
     }

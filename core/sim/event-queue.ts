@@ -24,14 +24,17 @@ function less<T>(a: Queued<T>, b: Queued<T>): boolean {
 export function push<T>(q: EventQueue<T>, at: number, ev: T): void {
   const item: Queued<T> = { at, seq: q.nextSeq++, ev };
   const h = q.heap;
+  // Sift up: move parents down into the hole until the item's place is found.
+  let i = h.length;
   h.push(item);
-  let i = h.length - 1;
   while (i > 0) {
     const parent = (i - 1) >> 1;
-    if (!less(h[i], h[parent])) break;
-    [h[i], h[parent]] = [h[parent], h[i]];
+    const p = h[parent];
+    if (!less(item, p)) break;
+    h[i] = p;
     i = parent;
   }
+  h[i] = item;
 }
 
 export function peek<T>(q: EventQueue<T>): Queued<T> | undefined {
@@ -43,19 +46,20 @@ export function pop<T>(q: EventQueue<T>): Queued<T> | undefined {
   if (h.length === 0) return undefined;
   const top = h[0];
   const last = h.pop()!;
-  if (h.length > 0) {
-    h[0] = last;
+  const n = h.length;
+  if (n > 0) {
+    // Sift down: move the smaller child up into the hole until `last` fits there.
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < h.length && less(h[l], h[m])) m = l;
-      if (r < h.length && less(h[r], h[m])) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
+      const c = r < n && less(h[r], h[l]) ? r : l;
+      if (!less(h[c], last)) break;
+      h[i] = h[c];
+      i = c;
     }
+    h[i] = last;
   }
   return top;
 }

@@ -10,8 +10,9 @@
  * Leaves out: the controller's quorum (elections are immediate and clean), fetch
  * sessions, quotas, transactions, compaction.
  */
-import { type AnyMachineSnapshot, initialTransition } from 'xstate';
-import { pureTransition } from './pure-transition.js';
+import type { AnyMachineSnapshot } from 'xstate';
+import { fastTransition } from './fast-transition.js';
+import { pureInitialTransition, pureTransition } from './pure-transition.js';
 import {
   type BrokerConfig,
   type ConfigValue,
@@ -111,6 +112,33 @@ import { bugOn } from '../check/bugs.js';
 
 export type MachineName = 'fetcher' | 'leader' | 'rlm' | 'walReplica' | 'walCombiner';
 
+/**
+ * Effects that change nothing the invariants read (logs, offsets, Ry, ISR, leadership,
+ * remote metadata, the watch): a step whose effects are all of these leaves its
+ * partition's invariants as they were. Any other effect marks the partition for checking.
+ */
+const READ_ONLY_EFFECTS: ReadonlySet<string> = new Set([
+  'sendFetch',
+  'sendListOffsets',
+  'sendOffsetsForLeaderEpoch',
+  'startWalWait',
+  'lookupRemoteSegment',
+  'getRemoteObject',
+  'startBackoff',
+  'explain',
+  'respondFetch',
+  'parkFetch',
+  'respondListOffsets',
+  'respondOffsetsForLeaderEpoch',
+  'rejectProduce',
+  'startIsrCheckTimer',
+  'scheduleTask',
+  'requestStep',
+]);
+
+/** The params of an effect that names none (never written to). */
+const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({});
+
 /** The pseudo partition key of per-broker machines (the WAL combiner). */
 export const BROKER_KEY = '__broker';
 
@@ -170,7 +198,8 @@ export interface PartitionState {
   /** Per broker: until then its remote log metadata for this partition is loading. */
   metadataReadyAtMs: Record<string, number>;
   replicaStates: Record<string, ReplicaState>;
-  parked: Record<string, ParkedFetch>;
+  /** Fetches held in the long poll, by message id (ascending). */
+  parked: ParkedFetch[];
   pendingAcks: PendingAck[];
   nextSequence: number;
 }
@@ -272,9 +301,20 @@ export interface KernelState {
 export interface Checkpoint {
   seed: number;
   state: KernelState;
+  /**
+   * The machines' snapshots. XState snapshots are immutable values (every transition makes a
+   * new one), so a checkpoint holds them as they are; through JSON they become `{ value,
+   * context, ... }`, which `restore` resolves again.
+   */
   machines: Record<string, unknown>;
   store: Record<StoreName, Record<string, StoredObject>>;
+  /**
+   * The trace up to `traceLength`. The kernel only appends to its trace, so a checkpoint
+   * shares the array rather than copying it (entries past `traceLength` are not its own).
+   */
   trace: TraceEntry[];
+  /** Entries of `trace` at the checkpoint (absent: all of them). */
+  traceLength?: number;
 }
 
 export interface Delivery {
@@ -300,7 +340,39 @@ export interface KernelOptions {
   clock?: () => number;
   /** Seed override (the CLI's --seed). */
   seed?: number;
+  /**
+   * Keep every trace entry in `trace` (default true). A headless run that only streams the
+   * trace (`onTrace`) passes false, so an hour-long run does not hold millions of entries.
+   * Needs a synchronous store (an asynchronous store completes trace entries later).
+   */
+  keepTrace?: boolean;
+  /** Called with every trace entry as it is made, kept or not (synchronous stores only). */
+  onTrace?: (e: TraceEntry) => void;
+  /**
+   * The machine step (default `fastStep`, the equivalent of XState's pure `transition()`).
+   * The benchmark replaces it to measure what the machines cost; it must return what
+   * `transition()` returns for the same arguments, or the run is a different run.
+   */
+  transition?: MachineStep;
+  /**
+   * Check the invariants of every partition after every step, not only of those the step
+   * may have changed (slower; the tests use it to show that both give the same run).
+   */
+  checkEveryPartition?: boolean;
 }
+
+/** One machine step: the next snapshot and the actions it asks for. */
+export type MachineStep = (name: MachineName, snapshot: AnyMachineSnapshot, event: { type: string }) => [AnyMachineSnapshot, unknown[]];
+
+/** XState's pure `transition()` of the named machine (core/sim/pure-transition.ts): the reference. */
+export const xstateStep: MachineStep = (name, snapshot, event) => pureTransition(MACHINES[name] as never, snapshot as never, event) as [AnyMachineSnapshot, unknown[]];
+
+/**
+ * The kernel's default machine step: the same transition as `xstateStep`, computed from
+ * the same machine definitions without XState's per-call cost (core/sim/fast-transition.ts;
+ * the tests compare the two on every machine).
+ */
+export const fastStep: MachineStep = (name, snapshot, event) => fastTransition(MACHINES[name], snapshot, event);
 
 export const MACHINES = {
   fetcher: followerFetcherMachine,
@@ -348,26 +420,60 @@ function clone<T>(x: T): T {
 }
 
 /**
- * A deep copy that shares record batches: a batch never changes once written, so copying
- * the lists that hold them is enough (this keeps checkpoints cheap on long runs).
+ * A deep copy of plain data as a JSON round trip makes it (fields holding undefined
+ * dropped, undefined in arrays and non-finite numbers as null, -0 as 0), except that what
+ * never changes once written is shared: record batches (copying the lists that hold them is
+ * enough; a rolled segment's list is shared too) and a remote segment's batch index. This
+ * keeps checkpoints cheap on long runs.
+ * A direct walk: several times faster than JSON with a replacer and a reviver.
  */
 function cloneSharingBatches<T>(x: T): T {
-  const lists: unknown[][] = [];
-  const text = JSON.stringify(x, (k, v) => (k === 'batches' && Array.isArray(v) ? (lists.push(v), lists.length - 1) : v));
-  return JSON.parse(text, (k, v) => (k === 'batches' && typeof v === 'number' ? lists[v].slice() : v)) as T;
+  return copyPlain(x) as T;
+}
+
+function copyPlain(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const e = v[i];
+      out[i] = e === undefined || typeof e === 'function' || typeof e === 'symbol' ? null : copyPlain(e);
+    }
+    return out;
+  }
+  assert(typeof (v as { toJSON?: unknown }).toJSON !== 'function', 'kernel state holds plain data');
+  const out: Record<string, unknown> = {};
+  // A rolled segment's batch list never changes (appends go to the active segment; a
+  // truncation replaces the list): it is shared, not copied.
+  const rolled = (v as { rolled?: unknown }).rolled === true;
+  for (const k of Object.keys(v)) {
+    const e = (v as Record<string, unknown>)[k];
+    if (e === undefined || typeof e === 'function' || typeof e === 'symbol') continue;
+    out[k] = k === 'batches' && Array.isArray(e) ? (rolled ? e : e.slice()) : k === 'batchIndex' ? e : copyPlain(e);
+  }
+  return out;
 }
 
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
+/** Names of nested state values, remembered per value object (the fast step shares them). */
+const stateNames = new WeakMap<object, string>();
+
 /** `{a: {b: 'c'}}` -> `a.b.c`. */
 export function stateName(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value !== null && typeof value === 'object') {
-    const [k, v] = Object.entries(value as Record<string, unknown>)[0] ?? ['', ''];
-    const rest = stateName(v);
-    return rest === '' ? k : `${k}.${rest}`;
+    let name = stateNames.get(value);
+    if (name === undefined) {
+      const [k, v] = Object.entries(value as Record<string, unknown>)[0] ?? ['', ''];
+      const rest = stateName(v);
+      name = rest === '' ? k : `${k}.${rest}`;
+      stateNames.set(value, name);
+    }
+    return name;
   }
   return '';
 }
@@ -387,10 +493,29 @@ export class Kernel {
    * transition (the browser's inspection log replays these on real XState actors).
    */
   onDeliver: ((d: Delivery) => void) | null = null;
+  private keepTrace = true;
+  private traceSink: ((e: TraceEntry) => void) | null = null;
+  private machineStep: MachineStep = fastStep;
+  private checkEveryPartition = false;
+  /**
+   * Partitions whose invariant inputs the current step may have changed (an effect other
+   * than READ_ONLY_EFFECTS, a timeline action); their invariants are checked after the step,
+   * since an unchanged partition gives the answer of its last check.
+   * `touchedAll`: every partition (at the start, after a restore, after a cluster-wide change).
+   */
+  private touched: string[] = [];
+  private touchedAll = true;
+  private partitionIndex: Record<string, number> = {};
 
   constructor(scenario: Scenario, options: KernelOptions = {}) {
     this.scenario = scenario;
     this.store = options.store ?? new MemoryObjectStore();
+    this.keepTrace = options.keepTrace ?? true;
+    this.traceSink = options.onTrace ?? null;
+    this.machineStep = options.transition ?? fastStep;
+    this.checkEveryPartition = options.checkEveryPartition ?? false;
+    // An asynchronous store completes its trace entries after they are made.
+    assert((this.keepTrace && this.traceSink === null) || this.store.executeAsync === undefined, 'keepTrace false and onTrace need a synchronous store');
     this.latencyMode = options.latency ?? 'model';
     assert(this.latencyMode === 'model' || options.clock !== undefined, 'latency measured needs a clock');
     this.clock = options.clock ?? (() => 0);
@@ -459,12 +584,25 @@ export class Kernel {
     // Stored objects are never changed in place, so the store's maps are copied, not its objects.
     k.store.restore(cp.store);
     k.state = cloneSharingBatches(cp.state);
-    k.trace = cp.trace.slice();
+    k.trace = cp.trace.slice(0, cp.traceLength ?? cp.trace.length);
     k.pendingLeaderRequests = [];
     k.pendingIo = [];
     k.onDeliver = null;
+    k.keepTrace = true;
+    k.traceSink = options.onTrace ?? null;
+    k.machineStep = options.transition ?? fastStep;
+    k.checkEveryPartition = options.checkEveryPartition ?? false;
+    k.touched = [];
+    k.touchedAll = true;
+    k.machineIds = {};
+    k.partitionIndex = {};
+    k.state.partitionOrder.forEach((key, i) => (k.partitionIndex[key] = i));
     k.machines = {};
     for (const [id, persisted] of Object.entries(cp.machines)) {
+      if (isLiveSnapshot(persisted)) {
+        k.machines[id] = persisted;
+        continue;
+      }
       const name = id.split('|')[2] as MachineName;
       const p = clone(persisted) as { value: unknown; context: Record<string, unknown> };
       k.machines[id] = (MACHINES[name] as typeof followerFetcherMachine).resolveState({
@@ -476,13 +614,7 @@ export class Kernel {
   }
 
   checkpoint(): Checkpoint {
-    const machines: Record<string, unknown> = {};
-    for (const [id, snap] of Object.entries(this.machines)) {
-      const name = id.split('|')[2] as MachineName;
-      const p = (MACHINES[name] as typeof followerFetcherMachine).getPersistedSnapshot(snap as never) as unknown as { value: unknown; context: unknown };
-      machines[id] = clone({ value: p.value, context: p.context });
-    }
-    return { seed: this.seed, state: cloneSharingBatches(this.state), machines, store: this.store.snapshot(), trace: this.trace.slice() };
+    return { seed: this.seed, state: cloneSharingBatches(this.state), machines: { ...this.machines }, store: this.store.snapshot(), trace: this.trace, traceLength: this.trace.length };
   }
 
   // ------------------------------------------------------------------ set-up
@@ -505,7 +637,7 @@ export class Kernel {
           // The scenario's remoteLogMetadataReadyMs is the initial leader's loading time.
           metadataReadyAtMs: { [String(replicas[0])]: initial?.remoteLogMetadataReadyMs ?? 0 },
           replicaStates: {},
-          parked: {},
+          parked: [],
           pendingAcks: [],
           nextSequence: 0,
         };
@@ -514,6 +646,7 @@ export class Kernel {
         if (initial !== undefined) this.buildInitialLog(part, leaderState, initial);
         else leaderState.log.leaderEpochs = [[part.leaderEpoch, 0]];
         this.state.partitions[key] = part;
+        this.partitionIndex[key] = this.state.partitionOrder.length;
         this.state.partitionOrder.push(key);
       }
     }
@@ -642,7 +775,7 @@ export class Kernel {
         nowMs: 0,
         logEndOffset: logEndOffset(this.replica(key, part.leader).log),
       });
-      this.trace.push({ atMs: 0, type: 'leader', topic: part.topic, partition: part.partition, broker: part.leader, leaderEpoch: part.leaderEpoch, rule: 'initialLeader' });
+      this.emit({ atMs: 0, type: 'leader', topic: part.topic, partition: part.partition, broker: part.leader, leaderEpoch: part.leaderEpoch, rule: 'initialLeader' });
     }
     for (const key of this.state.partitionOrder) {
       const part = this.state.partitions[key];
@@ -658,8 +791,8 @@ export class Kernel {
     const machine = MACHINES[name] as typeof followerFetcherMachine;
     const part = this.state.partitions[key] as PartitionState | undefined;
     const input = part === undefined ? { broker, topic: '', partition: -1 } : { broker, topic: part.topic, partition: part.partition };
-    const [snap] = initialTransition(machine, input);
-    this.machines[`${broker}|${key}|${name}`] = snap as AnyMachineSnapshot;
+    const [snap] = pureInitialTransition(machine, input);
+    this.machines[this.machineId(broker, key, name)] = snap as AnyMachineSnapshot;
   }
 
   private startFetcher(broker: number, key: string): void {
@@ -682,13 +815,25 @@ export class Kernel {
   }
 
   replica(key: string, broker: number): ReplicaState {
-    const r = this.state.partitions[key].replicaStates[String(broker)];
+    const r = this.state.partitions[key].replicaStates[broker];
     assert(r !== undefined, `broker ${broker} hosts ${key}`);
     return r;
   }
 
+  /**
+   * `broker|topic-partition|machine`, the key of a machine, made once: a string built anew
+   * for every lookup would be hashed anew every time.
+   */
+  private machineId(broker: number, key: string, name: MachineName): string {
+    const perKey = (this.machineIds[key] ??= {});
+    const perBroker = (perKey[broker] ??= {});
+    return (perBroker[name] ??= `${broker}|${key}|${name}`);
+  }
+
+  private machineIds: Record<string, Record<number, Partial<Record<MachineName, string>>>> = {};
+
   machineSnapshot(broker: number, key: string, name: MachineName): AnyMachineSnapshot | undefined {
-    return this.machines[`${broker}|${key}|${name}`];
+    return this.machines[this.machineId(broker, key, name)];
   }
 
   machineState(broker: number, key: string, name: MachineName): string {
@@ -733,8 +878,14 @@ export class Kernel {
   private leaderFacts(key: string, broker: number) {
     const r = this.replica(key, broker);
     const part = this.state.partitions[key];
-    const entry = r.log.leaderEpochs.find(([e]) => e === part.leaderEpoch);
-    return { view: this.leaderView(key, broker), leaderEpochStartOffset: entry ? entry[1] : logEndOffset(r.log), nowMs: this.state.nowMs };
+    let start = -1;
+    for (const entry of r.log.leaderEpochs) {
+      if (entry[0] === part.leaderEpoch) {
+        start = entry[1];
+        break;
+      }
+    }
+    return { view: this.leaderView(key, broker), leaderEpochStartOffset: start >= 0 ? start : logEndOffset(r.log), nowMs: this.state.nowMs };
   }
 
   private latencyMs(a: Endpoint, b: Endpoint, key: string): number {
@@ -788,8 +939,33 @@ export class Kernel {
     this.state.nowMs = next.at;
     this.state.stepCount++;
     this.handle(next.ev);
-    for (const v of checkInvariants(this)) this.addViolation(v);
+    this.checkTouched();
     return true;
+  }
+
+  /** The step may have changed this partition (its invariants are checked after it). */
+  private touch(key: string): void {
+    const t = this.touched;
+    if (this.touchedAll || key === BROKER_KEY || (t.length > 0 && t[t.length - 1] === key) || t.includes(key)) return;
+    t.push(key);
+  }
+
+  /** A change that may reach every partition (a crash, a config change). */
+  private touchAll(): void {
+    this.touchedAll = true;
+  }
+
+  /** Checks the invariants of the partitions touched since the last check, in partition order. */
+  private checkTouched(): void {
+    const t = this.touched;
+    let keys: readonly string[] = t;
+    if (this.touchedAll || this.checkEveryPartition) keys = this.state.partitionOrder;
+    else if (t.length === 0) return;
+    else if (t.length > 1) t.sort((a, b) => this.partitionIndex[a] - this.partitionIndex[b]);
+    const found = checkInvariants(this, keys);
+    t.length = 0;
+    this.touchedAll = false;
+    for (const v of found) this.addViolation(v);
   }
 
   /** Processes every event at or before `ms` (and before `until`); the clock then reads `ms`. */
@@ -809,12 +985,18 @@ export class Kernel {
     }
   }
 
+  /** Every trace entry goes through here: kept in `trace` (unless `keepTrace` is false) and streamed to `onTrace`. */
+  private emit(e: TraceEntry): void {
+    if (this.keepTrace) this.trace.push(e);
+    if (this.traceSink !== null) this.traceSink(e);
+  }
+
   addViolation(v: Violation): void {
     const k = `${v.invariant}|${v.subject ?? ''}`;
     if (this.state.violationKeys[k]) return;
     this.state.violationKeys[k] = true;
     this.state.violations.push(v);
-    this.trace.push({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
+    this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
   }
 
   private handle(ev: KernelEvent): void {
@@ -853,9 +1035,8 @@ export class Kernel {
         return this.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.logChanged', logEndOffset: logEndOffset(this.replica(ev.key, ev.broker).log) });
       case 'fetchWaitExpired': {
         const part = this.state.partitions[ev.key];
-        const parked = part.parked[String(ev.msgId)];
+        const parked = takeParked(part, ev.msgId);
         if (parked === undefined) return;
-        delete part.parked[String(ev.msgId)];
         return this.onFollowerRequestAtLeader(parked.msg, true);
       }
       case 'remoteSegmentLookedUp':
@@ -882,36 +1063,39 @@ export class Kernel {
 
   /** Steps one machine with an event and executes the effects it asks for. */
   private deliver(broker: number, key: string, name: MachineName, event: FollowerFetcherEvent | LeaderPartitionEvent | RemoteLogManagerEvent | WalCombinerEvent | WalReplicaEvent): void {
-    const id = `${broker}|${key}|${name}`;
+    const id = this.machineId(broker, key, name);
     const snap = this.machines[id];
     assert(snap !== undefined, `machine ${id} exists`);
-    const machine = MACHINES[name] as typeof followerFetcherMachine;
-    const before = stateName(snap.value);
-    this.onDeliver?.({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
-    const [next, actions] = pureTransition(machine as never, snap as never, event);
-    this.machines[id] = next as AnyMachineSnapshot;
-    const after = stateName(next.value);
-    const part = this.state.partitions[key] as PartitionState | undefined;
-    if (before !== after) {
-      const where = part === undefined ? {} : { topic: part.topic, partition: part.partition };
-      this.trace.push({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
+    if (this.onDeliver !== null) this.onDeliver({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
+    const [next, actions] = this.machineStep(name, snap, event);
+    this.machines[id] = next;
+    // The same value (the fast step shares one per state) is the same state: no names needed.
+    if (next.value !== snap.value) {
+      const before = stateName(snap.value);
+      const after = stateName(next.value);
+      if (before !== after) {
+        const part = this.state.partitions[key] as PartitionState | undefined;
+        const where = part === undefined ? {} : { topic: part.topic, partition: part.partition };
+        this.emit({ atMs: this.state.nowMs, type: `${name}State`, broker, ...where, from: before, to: after, event: event.type });
+      }
     }
-    for (const a of actions) {
-      const action = a as unknown as { type: string; params?: Record<string, unknown> };
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i] as { type: string; params?: Record<string, unknown> };
       if (action.type.startsWith('xstate.')) continue;
-      this.execute(broker, key, name, action.type, action.params ?? {});
+      this.execute(broker, key, name, action.type, action.params ?? EMPTY_PARAMS);
     }
   }
 
   // ------------------------------------------------------------------ effects
 
   private execute(broker: number, key: string, name: MachineName, type: string, p: Record<string, unknown>): void {
+    // Every change to what the invariants read goes through an effect (or a timeline action).
+    if (!READ_ONLY_EFFECTS.has(type)) this.touch(key);
     if (name === 'walCombiner') return this.executeCombiner(broker, type, p);
     if (name === 'walReplica') return this.executeWalReplica(broker, key, type, p);
     const part = this.state.partitions[key];
     const r = this.replica(key, broker);
     const now = this.state.nowMs;
-    const tp = { topic: part.topic, partition: part.partition };
     switch (type) {
       // ---- follower fetcher
       case 'sendFetch':
@@ -933,7 +1117,7 @@ export class Kernel {
         for (const b of batches) {
           if (b.baseOffset !== logEndOffset(r.log)) continue;
           const rolled = appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now);
-          if (rolled) this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: b.baseOffset, rule: 'segmentFull' });
+          if (rolled) this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
           bytes += b.bytes;
           if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) this.addViolation(v);
         }
@@ -960,14 +1144,14 @@ export class Kernel {
         const before = logEndOffset(r.log);
         this.changeLocalLog(r, () => truncateTo(r.log, Math.max(offset, r.log.localLogStartOffset)));
         if (offset >= before) return;
-        this.trace.push({ atMs: now, type: 'log', action: 'truncateTo', broker, ...tp, offset, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'log', action: 'truncateTo', broker, topic: part.topic, partition: part.partition, offset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
       }
       case 'truncateFullyAndStartAt': {
         const offset = p.offset as number;
         this.changeLocalLog(r, () => truncateFullyAndStartAt(r.log, offset, p.logStartOffset as number, now));
-        this.trace.push({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, ...tp, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'log', action: 'truncateFullyAndStartAt', broker, topic: part.topic, partition: part.partition, offset, logStartOffset: r.log.logStartOffset, rule: p.rule as string });
         this.walLogChanged(broker, key);
         return;
       }
@@ -980,23 +1164,23 @@ export class Kernel {
         if (bugOn('skipAuxState')) return;
         const entries = p.entries as EpochEntry[];
         r.log.leaderEpochs = entries.map(([e, s]) => [e, s] as EpochEntry);
-        this.trace.push({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, ...tp, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
+        this.emit({ atMs: now, type: 'log', action: 'leaderEpochsRestored', broker, topic: part.topic, partition: part.partition, leaderEpochs: entries, rule: 'auxStateLeaderEpochs' });
         return;
       }
       case 'restoreProducerState': {
         const entries = p.entries as ProducerEntry[];
         r.log.producers = restoreProducerState(entries);
-        this.trace.push({ atMs: now, type: 'log', action: 'producerStateRestored', broker, ...tp, producers: entries.length, rule: 'auxStateProducerSnapshot' });
+        this.emit({ atMs: now, type: 'log', action: 'producerStateRestored', broker, topic: part.topic, partition: part.partition, producers: entries.length, rule: 'auxStateProducerSnapshot' });
         return;
       }
       case 'startBackoff': {
         const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
         push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId: p.timerId as number });
-        this.trace.push({ atMs: now, type: 'fetcher', action: 'delayed', broker, ...tp, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
+        this.emit({ atMs: now, type: 'fetcher', action: 'delayed', broker, topic: part.topic, partition: part.partition, delayMs, reason: p.reason as string, retryAtMs: now + delayMs, rule: 'backoff' });
         return;
       }
       case 'explain':
-        this.trace.push({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        this.emit({ atMs: now, type: name === 'rlm' ? 'rlm' : 'fetcher', action: 'explain', broker, topic: part.topic, partition: part.partition, rule: p.rule as string, ...((p.detail as object) ?? {}) });
         return;
       // ---- leader
       case 'respondFetch':
@@ -1004,7 +1188,7 @@ export class Kernel {
       case 'parkFetch': {
         const msg = this.inflight(p.msgId);
         assert(msg !== undefined, 'a parked fetch is in flight');
-        part.parked[String(p.msgId)] = { msgId: p.msgId as number, msg };
+        parkFetch(part, { msgId: p.msgId as number, msg });
         push(this.state.queue, now + this.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'fetchWaitExpired', key, msgId: p.msgId as number });
         return;
       }
@@ -1021,13 +1205,13 @@ export class Kernel {
       case 'appendAsLeader':
         return this.appendAsLeader(broker, key, p.msgId as number, p.records as number, p.acks as Acks);
       case 'rejectProduce':
-        this.trace.push({ atMs: now, type: 'produce', action: 'rejected', broker, ...tp, error: p.error as KafkaError, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'produce', action: 'rejected', broker, topic: part.topic, partition: part.partition, error: p.error as KafkaError, rule: p.rule as string });
         return;
       case 'advanceHighWatermark': {
         const hw = Math.min(p.highWatermark as number, logEndOffset(r.log));
         if (hw <= r.log.highWatermark) return;
         r.log.highWatermark = hw;
-        this.trace.push({ atMs: now, type: 'highWatermark', broker, ...tp, highWatermark: hw });
+        this.emit({ atMs: now, type: 'highWatermark', broker, topic: part.topic, partition: part.partition, highWatermark: hw });
         const committed = this.state.watch.committed[key];
         if (committed === undefined || hw > committed.highWatermark) {
           this.state.watch.committed[key] = { highWatermark: hw, epochs: checkpointUpTo(r.log.leaderEpochs, hw - 1) };
@@ -1040,7 +1224,7 @@ export class Kernel {
         return;
       case 'isrChanged':
         part.isr = [...(p.isr as number[])];
-        this.trace.push({ atMs: now, type: 'isr', broker, ...tp, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
+        this.emit({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: p.added, removed: p.removed, rule: p.rule as string });
         return;
       // ---- remote log manager
       case 'scheduleTask': {
@@ -1053,7 +1237,7 @@ export class Kernel {
         if (offset <= r.highestOffsetInRemoteStorage) return;
         const from = r.highestOffsetInRemoteStorage;
         r.highestOffsetInRemoteStorage = offset;
-        this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
+        this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, rule: 'rlmRefreshHighestOffset' });
         return;
       }
       case 'requestStep':
@@ -1063,7 +1247,7 @@ export class Kernel {
         const active = r.log.segments[r.log.segments.length - 1];
         if (active.endOffset < active.baseOffset) return;
         roll(r.log, now);
-        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, ...tp, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
         return;
       }
       case 'startCopy':
@@ -1075,12 +1259,12 @@ export class Kernel {
         if (end > r.highestOffsetInRemoteStorage) {
           const from = r.highestOffsetInRemoteStorage;
           r.highestOffsetInRemoteStorage = end;
-          this.trace.push({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, ...tp, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
+          this.emit({ atMs: now, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: end, rule: 'copyFinished' });
         }
         return;
       }
       case 'abortCopy':
-        this.trace.push({ atMs: now, type: 'rlm', action: 'copyFailed', broker, ...tp, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
+        this.emit({ atMs: now, type: 'rlm', action: 'copyFailed', broker, topic: part.topic, partition: part.partition, segmentId: p.segmentId as string, error: (p.error as string | null) ?? null, rule: 'copyFailed' });
         return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, 'copyFailed');
       case 'startRemoteDelete':
         return this.startRemoteDelete(broker, key, p.requestId as number, p.segmentId as string, p.rule as string);
@@ -1118,7 +1302,7 @@ export class Kernel {
       batchIndex: batchIndexOf(seg.batches),
     };
     part.remoteMetadata.push(meta);
-    this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
+    this.emit({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
     const objects = this.segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
     this.state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
     for (const [objectKey, object, what] of objects) {
@@ -1137,11 +1321,11 @@ export class Kernel {
       const from = r.log.logStartOffset;
       this.changeLocalLog(r, () => maybeIncrementLogStartOffset(r.log, meta.endOffset + 1));
       if (r.log.logStartOffset !== from) {
-        this.trace.push({ atMs: this.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
+        this.emit({ atMs: this.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
       }
     }
     this.setRemoteSegmentState(key, segmentId, 'DELETE_SEGMENT_STARTED');
-    this.trace.push({ atMs: this.state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
+    this.emit({ atMs: this.state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
     const keys = [meta.objectKeys.log, meta.objectKeys.offsetIndex, meta.objectKeys.leaderEpochCheckpoint, meta.objectKeys.producerSnapshot];
     this.state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'delete', segmentId, remaining: keys.length, ok: true, error: null };
     for (const k of keys) this.storeOp(broker, key, { op: 'delete', store: 'tiered', key: k }, requestId, 'delete');
@@ -1159,7 +1343,7 @@ export class Kernel {
       for (const v of checkLocalDelete(now, key, broker, first, r.log.logStartOffset, r.highestOffsetInRemoteStorage, tiered, part.remoteMetadata)) this.addViolation(v);
       r.log.segments.shift();
       this.localLogBytesChanged(-first.bytes);
-      this.trace.push({
+      this.emit({
         atMs: now, type: 'log', action: 'localSegmentDeleted', broker, topic: part.topic, partition: part.partition,
         baseOffset: first.baseOffset, endOffset: first.endOffset, bytes: first.bytes, rule: tiered ? 'localRetention' : 'logRetention',
       });
@@ -1223,7 +1407,7 @@ export class Kernel {
     const from = meta.state;
     if (from === to) return; // an idempotent re-publish: nothing changes
     meta.state = to;
-    this.trace.push({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
+    this.emit({ atMs: this.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
   }
 
   metadataReady(key: string, broker: number): boolean {
@@ -1248,7 +1432,8 @@ export class Kernel {
 
   /** The request a leader is answering in this step (requests are handled one at a time). */
   private inflight(msgId: unknown): Message | undefined {
-    return this.pendingLeaderRequests.find((m) => m.msgId === msgId);
+    for (const m of this.pendingLeaderRequests) if (m.msgId === msgId) return m;
+    return undefined;
   }
 
   private pendingLeaderRequests: Message[] = [];
@@ -1269,19 +1454,15 @@ export class Kernel {
       body,
     };
     this.state.metrics.requests[api] = (this.state.metrics.requests[api] ?? 0) + 1;
-    this.trace.push({
-      atMs: this.state.nowMs,
-      type: 'request',
-      api,
-      source: broker,
-      target,
-      topic: part.topic,
-      partition: part.partition,
-      correlationId: msg.correlationId,
-      ...(api === 'Fetch' ? { fetchOffset: body.fetchOffset as number, currentLeaderEpoch: body.currentLeaderEpoch as number, lastFetchedEpoch: body.lastFetchedEpoch as number } : {}),
-      ...(api === 'ListOffsets' ? { timestamp: body.timestamp as ListOffsetsTimestamp } : {}),
-      ...(api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: body.leaderEpoch as number } : {}),
-    });
+    // Built field by field (no spreads of optional parts): the hottest trace entry.
+    const e: Record<string, unknown> = { atMs: this.state.nowMs, type: 'request', api, source: broker, target, topic: part.topic, partition: part.partition, correlationId: msg.correlationId };
+    if (api === 'Fetch') {
+      e.fetchOffset = body.fetchOffset;
+      e.currentLeaderEpoch = body.currentLeaderEpoch;
+      e.lastFetchedEpoch = body.lastFetchedEpoch;
+    } else if (api === 'ListOffsets') e.timestamp = body.timestamp;
+    else if (api === 'OffsetsForLeaderEpoch') e.leaderEpoch = body.leaderEpoch;
+    this.emit(e as unknown as TraceEntry);
     push(this.state.queue, this.state.nowMs + this.latencyMs(broker, target, key), { kind: 'deliver', msg });
   }
 
@@ -1323,7 +1504,9 @@ export class Kernel {
           lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
           waitExpired,
           walServes: this.walServes(msg.key, leader, b.fetchOffset as number),
-          ...facts,
+          view: facts.view,
+          leaderEpochStartOffset: facts.leaderEpochStartOffset,
+          nowMs: facts.nowMs,
         });
         break;
       }
@@ -1348,32 +1531,24 @@ export class Kernel {
         });
         break;
     }
-    this.pendingLeaderRequests = this.pendingLeaderRequests.filter((m) => m !== msg);
+    const i = this.pendingLeaderRequests.lastIndexOf(msg);
+    if (i >= 0) this.pendingLeaderRequests.splice(i, 1);
   }
 
   private respondFetch(broker: number, key: string, p: Record<string, unknown>): void {
     const part = this.state.partitions[key];
-    const msg = this.inflight(p.msgId) ?? part.parked[String(p.msgId)]?.msg;
+    const inflight = this.inflight(p.msgId);
+    const parked = takeParked(part, p.msgId as number);
+    const msg = inflight ?? parked?.msg;
     assert(msg !== undefined, 'a Fetch answered is in flight');
-    delete part.parked[String(p.msgId)];
     const r = this.replica(key, broker);
     const error = p.error as KafkaError | null;
     const wal = p.rule === 'walEmptyRecords';
     const batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset as number, msg.body.maxBytes as number) : [];
-    this.reply(
-      msg,
-      {
-        error,
-        batches,
-        ...(wal ? { wal: true } : {}),
-        highWatermark: r.log.highWatermark,
-        logStartOffset: r.log.logStartOffset,
-        divergingEpoch: p.divergingEpoch,
-        fetchOffset: p.fetchOffset,
-        rule: p.rule,
-      },
-      broker,
-    );
+    const body: Record<string, unknown> = wal
+      ? { error, batches, wal: true, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
+      : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule };
+    this.reply(msg, body, broker);
   }
 
   private respond(broker: number, key: string, msgId: number, body: Record<string, unknown>): void {
@@ -1383,7 +1558,18 @@ export class Kernel {
   }
 
   private reply(request: Message, body: Record<string, unknown>, from: number): void {
-    const msg: Message = { ...request, dir: 'response', source: from, target: request.source, body, msgId: this.state.nextMsgId++ };
+    // The request's fields, in its order, with the response's values.
+    const msg: Message = {
+      msgId: this.state.nextMsgId++,
+      correlationId: request.correlationId,
+      api: request.api,
+      dir: 'response',
+      source: from,
+      target: request.source,
+      key: request.key,
+      requestId: request.requestId,
+      body,
+    };
     push(this.state.queue, this.state.nowMs + this.latencyMs(from, request.source, request.key), { kind: 'deliver', msg });
   }
 
@@ -1391,33 +1577,45 @@ export class Kernel {
     const part = this.state.partitions[msg.key];
     const b = msg.body;
     const batches = (b.batches as RecordBatch[] | undefined) ?? [];
-    const bytes = batches.reduce((n, x) => n + x.bytes, 0);
-    const records = batches.reduce((n, x) => n + (x.lastOffset - x.baseOffset + 1), 0);
-    this.trace.push({
+    let bytes = 0;
+    let records = 0;
+    for (const x of batches) {
+      bytes += x.bytes;
+      records += x.lastOffset - x.baseOffset + 1;
+    }
+    // Built field by field (no spreads of optional parts): with requests, the hottest entry.
+    const e: Record<string, unknown> = {
       atMs: this.state.nowMs,
       type: 'response',
       api: msg.api,
-      source: msg.source as number,
+      source: msg.source,
       target: msg.target,
       topic: part.topic,
       partition: part.partition,
       correlationId: msg.correlationId,
       error: (b.error as KafkaError | null) ?? null,
-      ...(msg.api === 'Fetch'
-        ? {
-            records,
-            bytes,
-            fetchOffset: (b.fetchOffset as number | undefined) ?? (msg.body.fetchOffset as number),
-            ...(b.highWatermark !== undefined ? { highWatermark: b.highWatermark as number, logStartOffset: b.logStartOffset as number } : {}),
-            ...(b.divergingEpoch ? { divergingEpoch: b.divergingEpoch as { epoch: number; endOffset: number } } : {}),
-            ...(b.servedFrom ? { servedFrom: b.servedFrom as 'local' | 'remote' } : {}),
-            ...(b.wal === true ? { wal: true } : {}),
-          }
-        : {}),
-      ...(msg.api === 'ListOffsets' ? { timestamp: b.timestamp as ListOffsetsTimestamp, offset: b.offset as number, leaderEpoch: b.leaderEpoch as number } : {}),
-      ...(msg.api === 'OffsetsForLeaderEpoch' ? { leaderEpoch: b.leaderEpoch as number, endOffset: b.endOffset as number } : {}),
-      ...(b.rule ? { rule: b.rule as string } : {}),
-    });
+    };
+    if (msg.api === 'Fetch') {
+      e.records = records;
+      e.bytes = bytes;
+      e.fetchOffset = b.fetchOffset ?? msg.body.fetchOffset;
+      if (b.highWatermark !== undefined) {
+        e.highWatermark = b.highWatermark;
+        e.logStartOffset = b.logStartOffset;
+      }
+      if (b.divergingEpoch) e.divergingEpoch = b.divergingEpoch;
+      if (b.servedFrom) e.servedFrom = b.servedFrom;
+      if (b.wal === true) e.wal = true;
+    } else if (msg.api === 'ListOffsets') {
+      e.timestamp = b.timestamp;
+      e.offset = b.offset;
+      e.leaderEpoch = b.leaderEpoch;
+    } else if (msg.api === 'OffsetsForLeaderEpoch') {
+      e.leaderEpoch = b.leaderEpoch;
+      e.endOffset = b.endOffset;
+    }
+    if (b.rule) e.rule = b.rule;
+    this.emit(e as unknown as TraceEntry);
     if (msg.api === 'Fetch' && typeof msg.source === 'number') {
       this.countCrossZone(msg.target === 'consumer' ? 'consume' : 'replication', this.zoneOf(msg.source, msg.key), this.zoneOf(msg.target, msg.key), bytes);
     }
@@ -1427,8 +1625,8 @@ export class Kernel {
     const replica = this.replicaFacts(msg.key, broker);
     const error = (b.error as KafkaError | null) ?? null;
     switch (msg.api) {
-      case 'Fetch':
-        return this.deliver(broker, msg.key, 'fetcher', {
+      case 'Fetch': {
+        const event: FollowerFetcherEvent = {
           type: 'fetch.responded',
           requestId: msg.requestId,
           error,
@@ -1437,8 +1635,10 @@ export class Kernel {
           logStartOffset: (b.logStartOffset as number | undefined) ?? -1,
           divergingEpoch: (b.divergingEpoch as { epoch: number; endOffset: number } | null | undefined) ?? null,
           replica,
-          ...(b.wal === true ? { wal: true } : {}),
-        });
+        };
+        if (b.wal === true) event.wal = true;
+        return this.deliver(broker, msg.key, 'fetcher', event);
+      }
       case 'ListOffsets':
         return this.deliver(broker, msg.key, 'fetcher', {
           type: 'listOffsets.responded',
@@ -1467,7 +1667,7 @@ export class Kernel {
     const part = this.state.partitions[ev.key];
     const ready = this.metadataReady(ev.key, ev.broker);
     const found = ready ? findRemoteSegment(part.remoteMetadata, ev.epoch, ev.offset) : undefined;
-    this.trace.push({
+    this.emit({
       atMs: this.state.nowMs,
       type: 'remoteMetadata',
       action: 'lookup',
@@ -1542,7 +1742,7 @@ export class Kernel {
       pending = this.store.executeAsync(req);
     } else result = this.store.execute(req);
     const index = this.trace.length;
-    this.trace.push(this.objectStoreEntry(broker, key, req, result, purpose));
+    this.emit(this.objectStoreEntry(broker, key, req, result, purpose));
     const issuedMs = this.state.nowMs;
     // A request to an available store is billed once its result is final (now, or once an
     // asynchronous store has answered, before the next step); a refused one is not.
@@ -1662,28 +1862,28 @@ export class Kernel {
       };
       part.nextSequence += count;
       if (appendBatch(r.log, batch, cfg['segment.bytes'], cfg['segment.ms'], now)) {
-        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
       }
     }
     const last = logEndOffset(r.log) - 1;
     this.state.metrics.produced.records += records;
     this.state.metrics.produced.bytes += records * model.recordBytes;
     this.localLogBytesChanged(records * model.recordBytes);
-    this.trace.push({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
+    this.emit({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
     // The producer's request and the leader's answer: one round trip from the client's zone.
     const roundTrip = 2 * this.latencyMs('producer', broker, key);
     if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
     else if (acks === 1) {
       this.state.produceLatencies.acks1.push(roundTrip);
-      this.trace.push({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
+      this.emit({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
     } else this.state.produceLatencies.acks0.push(0);
     // KIP-1176: the combiner puts the new bytes into the next WAL object.
     if (this.walEnabled(key)) this.deliver(broker, BROKER_KEY, 'walCombiner', { type: 'wal.appended', ...this.combinerFacts(broker) });
     // acks=all may complete at once when the leader is the only in-sync replica.
     this.completeAcks(key);
     // New data completes the fetches held in the long poll.
-    for (const parked of Object.values(part.parked)) {
-      delete part.parked[String(parked.msgId)];
+    for (const parked of part.parked.slice()) {
+      takeParked(part, parked.msgId);
       this.onFollowerRequestAtLeader(parked.msg, false);
     }
   }
@@ -1691,13 +1891,24 @@ export class Kernel {
   private completeAcks(key: string): void {
     const part = this.state.partitions[key];
     const r = this.replica(key, part.leader);
-    const done = part.pendingAcks.filter((a) => a.lastOffset < r.log.highWatermark);
-    if (done.length === 0) return;
-    part.pendingAcks = part.pendingAcks.filter((a) => a.lastOffset >= r.log.highWatermark);
+    const hw = r.log.highWatermark;
+    let any = false;
+    for (const a of part.pendingAcks) {
+      if (a.lastOffset < hw) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return;
+    // Loops rather than filters: no closure a call (tsx gives each one a name at run time).
+    const done: PendingAck[] = [];
+    const rest: PendingAck[] = [];
+    for (const a of part.pendingAcks) (a.lastOffset < hw ? done : rest).push(a);
+    part.pendingAcks = rest;
     for (const a of done) {
       const latencyMs = this.state.nowMs - a.sentMs + 2 * this.latencyMs('producer', part.leader, key);
       this.state.produceLatencies.acksAll.push(latencyMs);
-      this.trace.push({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs });
+      this.emit({ atMs: this.state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs });
     }
   }
 
@@ -1716,7 +1927,7 @@ export class Kernel {
       requestId: consumerId,
       body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
     };
-    this.trace.push({ atMs: this.state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
+    this.emit({ atMs: this.state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
     push(this.state.queue, this.state.nowMs + this.latencyMs('consumer', c.broker, c.key), { kind: 'deliver', msg });
   }
 
@@ -1785,7 +1996,7 @@ export class Kernel {
     c.remaining -= n;
     c.nextOffset += n;
     if (error !== null || batches.length === 0 || c.remaining <= 0) {
-      this.trace.push({ atMs: this.state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
+      this.emit({ atMs: this.state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
       delete this.state.consumers[String(c.id)];
       return;
     }
@@ -1796,18 +2007,20 @@ export class Kernel {
 
   private applyTimeline(a: TimelineAction): void {
     const now = this.state.nowMs;
+    if ('topic' in a && a.topic !== undefined && 'partition' in a) this.touch(partitionKey(a.topic, a.partition));
+    else this.touchAll();
     switch (a.kind) {
       case 'addReplica': {
         const key = partitionKey(a.topic, a.partition);
         const part = this.state.partitions[key];
         if (part.replicas.includes(a.broker)) {
-          this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'already a replica' });
+          this.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'already a replica' });
           return;
         }
         part.replicas.push(a.broker);
         part.replicaStates[String(a.broker)] = { broker: a.broker, log: emptyLog(0, now), highestOffsetInRemoteStorage: -1 };
         for (const name of PARTITION_MACHINES) this.createMachine(a.broker, key, name);
-        this.trace.push({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, rule: 'replicaAdded' });
+        this.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker: a.broker, topic: a.topic, partition: a.partition, rule: 'replicaAdded' });
         if (!this.state.brokers[a.broker].alive) return;
         this.deliver(a.broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
         this.startFetcher(a.broker, key);
@@ -1816,9 +2029,9 @@ export class Kernel {
       case 'produce': {
         const key = partitionKey(a.topic, a.partition);
         const part = this.state.partitions[key];
-        this.trace.push({ atMs: now, type: 'timeline', action: 'produce', topic: a.topic, partition: a.partition, records: a.records, acks: a.acks });
+        this.emit({ atMs: now, type: 'timeline', action: 'produce', topic: a.topic, partition: a.partition, records: a.records, acks: a.acks });
         if (part.leader < 0 || !this.state.brokers[part.leader].alive) {
-          this.trace.push({ atMs: now, type: 'produce', action: 'rejected', topic: a.topic, partition: a.partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
+          this.emit({ atMs: now, type: 'produce', action: 'rejected', topic: a.topic, partition: a.partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
           return;
         }
         const cfg = this.state.topicConfigs[a.topic];
@@ -1840,7 +2053,7 @@ export class Kernel {
         const broker = a.broker ?? part.leader;
         const id = this.state.nextConsumerId++;
         this.state.consumers[String(id)] = { id, key, broker, nextOffset: a.fromOffset, remaining: a.records, local: 0, remote: 0 };
-        this.trace.push({ atMs: now, type: 'timeline', action: 'consume', broker, topic: a.topic, partition: a.partition, fromOffset: a.fromOffset, records: a.records });
+        this.emit({ atMs: now, type: 'timeline', action: 'consume', broker, topic: a.topic, partition: a.partition, fromOffset: a.fromOffset, records: a.records });
         this.sendConsumerFetch(id);
         return;
       }
@@ -1853,14 +2066,14 @@ export class Kernel {
           if (a.extraLatencyMs !== undefined) this.state.storeExtraLatencyMs[s] = a.extraLatencyMs;
         }
         const slow = a.extraLatencyMs !== undefined ? { extraLatencyMs: a.extraLatencyMs } : {};
-        this.trace.push({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, ...slow, rule: a.available ? (a.extraLatencyMs ? 'storeThrottled' : 'storeRecovered') : 'storeOutage' });
+        this.emit({ atMs: now, type: 'timeline', action: 'objectStore', stores, available: a.available, ...slow, rule: a.available ? (a.extraLatencyMs ? 'storeThrottled' : 'storeRecovered') : 'storeOutage' });
         return;
       }
       case 'isolate':
       case 'heal': {
         if (a.kind === 'isolate') this.state.isolated[String(a.broker)] = true;
         else delete this.state.isolated[String(a.broker)];
-        this.trace.push({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
+        this.emit({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
         return;
       }
       case 'crash':
@@ -1871,11 +2084,11 @@ export class Kernel {
         const key = partitionKey(a.topic, a.partition);
         const part = this.state.partitions[key];
         if (!this.state.brokers[a.broker].alive || !part.isr.includes(a.broker)) {
-          this.trace.push({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'not a live in-sync replica (clean election only)', rule: 'electionRefused' });
+          this.emit({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition, ignored: 'not a live in-sync replica (clean election only)', rule: 'electionRefused' });
           return;
         }
         if (part.leader === a.broker) return;
-        this.trace.push({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition });
+        this.emit({ atMs: now, type: 'timeline', action: 'electLeader', broker: a.broker, topic: a.topic, partition: a.partition });
         return this.becomeLeader(key, a.broker, 'electLeader');
       }
     }
@@ -1884,7 +2097,7 @@ export class Kernel {
   /** Exposed for the browser's recorded actions: same effect as a timeline event now. */
   applyAction(action: TimelineAction): void {
     this.applyTimeline(action);
-    for (const v of checkInvariants(this)) this.addViolation(v);
+    this.checkTouched();
   }
 
   private setConfig(values: Record<string, ConfigValue>, topic?: string): void {
@@ -1902,7 +2115,7 @@ export class Kernel {
           if (topic === undefined || topic === t) (this.state.topicConfigs[t] as Record<string, ConfigValue>)[k] = v;
         }
       }
-      this.trace.push({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
+      this.emit({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
     }
     for (const key of this.state.partitionOrder) {
       if (wasTiered[key] && !this.tiered(key)) this.deleteRemoteOnDisable(key);
@@ -1933,7 +2146,7 @@ export class Kernel {
         const from = r.log.logStartOffset;
         r.log.logStartOffset = r.log.localLogStartOffset;
         truncateEpochsFromStart(r.log.leaderEpochs, r.log.logStartOffset);
-        this.trace.push({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker: r.broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteDeletedOnDisable' });
+        this.emit({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker: r.broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteDeletedOnDisable' });
       }
     }
     for (const m of part.remoteMetadata) {
@@ -1951,7 +2164,7 @@ export class Kernel {
     const b = this.state.brokers[broker];
     if (!b.alive) return;
     b.alive = false;
-    this.trace.push({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
+    this.emit({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
     // The combiner's pending bytes and its PUT in flight are lost with the broker's memory.
     this.createMachine(broker, BROKER_KEY, 'walCombiner');
     for (const id of Object.keys(this.state.wal.inflight)) {
@@ -1971,7 +2184,7 @@ export class Kernel {
       for (const name of PARTITION_MACHINES) this.createMachine(broker, key, name);
       if (part.isr.includes(broker) && part.isr.length > 1) {
         part.isr = part.isr.filter((x) => x !== broker);
-        this.trace.push({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
+        this.emit({ atMs: now, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added: [], removed: [broker], rule: 'brokerDown' });
         if (part.leader !== broker && part.leader >= 0 && this.state.brokers[part.leader].alive) {
           this.deliver(part.leader, key, 'leader', { type: 'partition.updated', isr: part.isr, ...this.leaderFacts(key, part.leader) });
         }
@@ -1982,14 +2195,14 @@ export class Kernel {
         delete this.state.wal.tailSync[key];
         const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
         if (next !== undefined) this.becomeLeader(key, next, 'leaderCrashed');
-        else this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
+        else this.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
       }
       if (part.leader === broker) {
         const next = part.isr.find((x) => x !== broker && this.state.brokers[x].alive);
         if (next !== undefined) this.becomeLeader(key, next, 'leaderCrashed');
         else {
           part.leader = -1;
-          this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
+          this.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
         }
       }
     }
@@ -2000,13 +2213,13 @@ export class Kernel {
     const b = this.state.brokers[broker];
     if (b.alive) return;
     b.alive = true;
-    this.trace.push({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
+    this.emit({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
     // WAL objects it was writing when it crashed have no metadata record: nothing else would delete them.
     for (const objectKey of this.state.wal.objectOrder[String(broker)] ?? []) {
       const o = this.state.wal.objects[objectKey];
       if (o.state !== 'orphan') continue;
       o.state = 'deleting';
-      this.trace.push({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey, rule: 'walOrphan' });
+      this.emit({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey, rule: 'walOrphan' });
       this.storeOp(broker, BROKER_KEY, { op: 'delete', store: 'wal', key: objectKey }, 0, 'walDelete');
     }
     for (const key of this.state.partitionOrder) {
@@ -2038,9 +2251,9 @@ export class Kernel {
         this.deliver(old, key, 'leader', { type: 'leadership.resigned' });
         this.deliver(old, key, 'rlm', { type: 'rlm.started', role: 'follower' });
       }
-      part.parked = {};
+      part.parked = [];
       this.state.metrics.wal.tailSyncs++;
-      this.trace.push({ atMs: now, type: 'wal', action: 'syncingTail', broker, topic: part.topic, partition: part.partition, previous: old, logEndOffset: logEndOffset(this.replica(key, broker).log), rule: 'walTailSync' });
+      this.emit({ atMs: now, type: 'wal', action: 'syncingTail', broker, topic: part.topic, partition: part.partition, previous: old, logEndOffset: logEndOffset(this.replica(key, broker).log), rule: 'walTailSync' });
       this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
       this.deliver(broker, key, 'walReplica', { type: 'wal.syncTail' });
       return;
@@ -2061,7 +2274,7 @@ export class Kernel {
     // Ry is in memory on the old leader only; the new leader learns it at its first task run.
     r.highestOffsetInRemoteStorage = -1;
     this.state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
-    this.trace.push({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
+    this.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
     this.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
     this.deliver(broker, key, 'walReplica', { type: 'wal.stopped' });
     if (this.walEnabled(key)) this.state.wal.next[key] = logEndOffset(r.log);
@@ -2085,7 +2298,7 @@ export class Kernel {
       this.startFetcher(b, key);
     }
     // Fetches parked at the old leader are answered by no one: their senders restart anyway.
-    part.parked = {};
+    part.parked = [];
   }
 
   // ------------------------------------------------------------------ KIP-1176: the WAL
@@ -2181,7 +2394,7 @@ export class Kernel {
           const part = this.state.partitions[c.key];
           if (part.leader === broker && part.leaderEpoch === c.leaderEpoch) this.state.wal.next[c.key] = Math.min(this.state.wal.next[c.key] ?? c.baseOffset, c.baseOffset);
         }
-        this.trace.push({ atMs: now, type: 'wal', action: 'putFailed', broker, objectKey: inflight.objectKey, error: (p.error as string | null) ?? null, failures: p.failures as number, rule: 'walPutFailed' });
+        this.emit({ atMs: now, type: 'wal', action: 'putFailed', broker, objectKey: inflight.objectKey, error: (p.error as string | null) ?? null, failures: p.failures as number, rule: 'walPutFailed' });
         return;
       }
       default:
@@ -2212,7 +2425,7 @@ export class Kernel {
     this.state.wal.inflight[`${broker}|${requestId}`] = { objectKey, chunks };
     this.state.wal.objects[objectKey] = { key: objectKey, broker, bytes, createdMs: now, state: 'putting', chunkIds: [] };
     (this.state.wal.objectOrder[String(broker)] ??= []).push(objectKey);
-    this.trace.push({ atMs: now, type: 'wal', action: 'flush', broker, objectKey, chunks: chunks.length, bytes, reason, rule: 'walCombinerFlush' });
+    this.emit({ atMs: now, type: 'wal', action: 'flush', broker, objectKey, chunks: chunks.length, bytes, reason, rule: 'walCombinerFlush' });
     this.storeOp(broker, BROKER_KEY, { op: 'put', store: 'wal', key: objectKey, object: { bytes, body: { kind: 'segment', batches } } }, requestId, 'walPut');
   }
 
@@ -2273,7 +2486,7 @@ export class Kernel {
       m.metadata.bytes += recordBytes;
       let crossZone = zone(broker) !== zone(metaLeader) ? recordBytes : 0;
       for (const r of metaReplicas) if (r !== metaLeader && zone(r) !== zone(metaLeader)) crossZone += recordBytes;
-      this.trace.push({ atMs: now, type: 'wal', action: 'chunkPublished', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, range: chunk.range, baseOffset: chunk.baseOffset, lastOffset: chunk.lastOffset, leaderEpoch: chunk.leaderEpoch, metadataOffset: chunk.id, rule: 'walMetadataPublished' });
+      this.emit({ atMs: now, type: 'wal', action: 'chunkPublished', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, range: chunk.range, baseOffset: chunk.baseOffset, lastOffset: chunk.lastOffset, leaderEpoch: chunk.leaderEpoch, metadataOffset: chunk.id, rule: 'walMetadataPublished' });
       for (const f of part.replicas) {
         if (f === broker || !this.state.brokers[f].alive) continue;
         if (zone(f) !== zone(metaLeader)) crossZone += recordBytes;
@@ -2306,7 +2519,7 @@ export class Kernel {
         if (c !== undefined && wal.objects[c.objectKey]?.state !== 'live') delete wal.chunks[String(id)];
       }
       wal.metadata = wal.metadata.slice(drop);
-      this.trace.push({ atMs: this.state.nowMs, type: 'wal', action: 'metadataRetention', topic: WAL_METADATA_TOPIC, records: drop, rule: 'walMetadataRetention' });
+      this.emit({ atMs: this.state.nowMs, type: 'wal', action: 'metadataRetention', topic: WAL_METADATA_TOPIC, records: drop, rule: 'walMetadataRetention' });
     }
     m.retainedRecords = wal.metadata.length;
     m.retainedBytes = wal.metadata.length * this.state.model.walMetadataRecordBytes;
@@ -2330,7 +2543,7 @@ export class Kernel {
       const why = this.walObjectDeletable(o);
       if (why === null) break;
       o.state = 'deleting';
-      this.trace.push({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey: o.key, rule: why });
+      this.emit({ atMs: now, type: 'wal', action: 'deleteObject', broker, objectKey: o.key, rule: why });
       this.storeOp(broker, BROKER_KEY, { op: 'delete', store: 'wal', key: o.key }, 0, 'walDelete');
     }
     // Objects gone for good leave the order.
@@ -2384,7 +2597,6 @@ export class Kernel {
   private executeWalReplica(broker: number, key: string, type: string, p: Record<string, unknown>): void {
     const now = this.state.nowMs;
     const part = this.state.partitions[key];
-    const tp = { topic: part.topic, partition: part.partition };
     switch (type) {
       case 'getChunk': {
         const chunk = p.chunk as WalChunkRef;
@@ -2395,19 +2607,19 @@ export class Kernel {
       case 'startRetryTimer': {
         const delayMs = this.state.brokerConfig['replica.fetch.backoff.ms'];
         push(this.state.queue, now + delayMs, { kind: 'machineTimer', machine: 'walReplica', broker, key, timerId: p.timerId as number });
-        this.trace.push({ atMs: now, type: 'wal', action: 'readDelayed', broker, ...tp, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
+        this.emit({ atMs: now, type: 'wal', action: 'readDelayed', broker, topic: part.topic, partition: part.partition, delayMs, reason: p.reason as string, rule: 'walReadBackoff' });
         return;
       }
       case 'tailSynced': {
         const sync = this.state.wal.tailSync[key];
         if (sync === undefined || sync.broker !== broker) return;
         delete this.state.wal.tailSync[key];
-        this.trace.push({ atMs: now, type: 'wal', action: 'tailSynced', broker, ...tp, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
+        this.emit({ atMs: now, type: 'wal', action: 'tailSynced', broker, topic: part.topic, partition: part.partition, chunks: p.applied as number, logEndOffset: p.logEndOffset as number, rule: 'walTailSynced' });
         return this.completeLeadership(key, broker, sync.rule, sync.previous);
       }
       case 'explain': {
         if (p.rule === 'walChunkStaleEpoch') this.state.metrics.wal.chunksDroppedStaleEpoch++;
-        this.trace.push({ atMs: now, type: 'wal', action: 'explain', broker, ...tp, rule: p.rule as string, ...((p.detail as object) ?? {}) });
+        this.emit({ atMs: now, type: 'wal', action: 'explain', broker, topic: part.topic, partition: part.partition, rule: p.rule as string, ...((p.detail as object) ?? {}) });
         return;
       }
       default:
@@ -2444,7 +2656,7 @@ export class Kernel {
     for (const b of batches) {
       if (b.baseOffset !== logEndOffset(r.log)) continue;
       if (appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now)) {
-        this.trace.push({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
+        this.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
       }
       records += b.lastOffset - b.baseOffset + 1;
       bytes += b.bytes;
@@ -2454,10 +2666,44 @@ export class Kernel {
     const m = this.state.metrics.wal;
     m.chunksApplied++;
     m.bytesApplied += bytes;
-    this.trace.push({ atMs: now, type: 'log', action: 'walChunkAppended', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, baseOffset: first, lastOffset: logEndOffset(r.log) - 1, records, leaderEpoch: chunk.leaderEpoch, rule: 'walChunkAppended' });
+    this.emit({ atMs: now, type: 'log', action: 'walChunkAppended', broker, topic: part.topic, partition: part.partition, objectKey: chunk.objectKey, baseOffset: first, lastOffset: logEndOffset(r.log) - 1, records, leaderEpoch: chunk.leaderEpoch, rule: 'walChunkAppended' });
     if (logEndOffset(r.log) !== chunk.lastOffset + 1) this.walLogChanged(broker, key);
     if (records > 0) this.deliver(broker, key, 'fetcher', { type: 'wal.appended', logEndOffset: logEndOffset(r.log), lastEpoch: latestEpoch(r.log.leaderEpochs) });
   }
+}
+
+/** Holds a Fetch in the long poll (ascending message ids; the same id again replaces it). */
+function parkFetch(part: PartitionState, f: ParkedFetch): void {
+  const list = part.parked;
+  let i = 0;
+  while (i < list.length && list[i].msgId < f.msgId) i++;
+  if (i < list.length && list[i].msgId === f.msgId) {
+    list[i] = f;
+    return;
+  }
+  // Insert at i by shifting (splice would allocate the array of what it removed).
+  list.push(f);
+  for (let j = list.length - 1; j > i; j--) list[j] = list[j - 1];
+  list[i] = f;
+}
+
+/** Removes and returns the Fetch parked under `msgId`, if any. */
+function takeParked(part: PartitionState, msgId: number): ParkedFetch | undefined {
+  const list = part.parked;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i].msgId === msgId) {
+      const f = list[i];
+      for (let j = i; j < list.length - 1; j++) list[j] = list[j + 1];
+      list.pop();
+      return f;
+    }
+  }
+  return undefined;
+}
+
+/** A snapshot as the machines make it (not one read back from JSON). */
+function isLiveSnapshot(x: unknown): x is AnyMachineSnapshot {
+  return typeof x === 'object' && x !== null && 'machine' in x && '_nodes' in x;
 }
 
 /** What a replica's WAL machine keeps of a chunk. */

@@ -98,10 +98,10 @@ export function fileRangeOfModelRange(index: OffsetIndex, [from, to]: [number, n
 }
 
 /** The file bytes of an object; a segment's batch positions go to `indexes` for its `.index`. */
-export function encodeObject(key: string, object: StoredObject, indexes: OffsetIndexCache): Uint8Array {
+export function encodeObject(key: string, object: StoredObject, indexes: OffsetIndexCache, buffer?: (size: number) => Uint8Array): Uint8Array {
   const body = object.body;
   if (body.kind === 'segment') {
-    const { bytes, positions } = encodeBatchesWithPositions(body.batches, valueBytesOf);
+    const { bytes, positions } = encodeBatchesWithPositions(body.batches, valueBytesOf, buffer);
     let at = 0;
     const modelPositions = body.batches.map((b) => ((at += b.bytes), at - b.bytes));
     indexes.set(stem(key), { offsets: body.batches.map((b) => b.baseOffset), positions, modelPositions });

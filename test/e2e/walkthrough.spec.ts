@@ -163,7 +163,8 @@ for (const [id, n] of [
 ] as const) {
   test(`step back restores the previous picture exactly (${id}, step ${n})`, async ({ page }) => {
     // Goal: stepping back draws exactly what was drawn before (Session restores a
-    //   checkpoint and replays), including across a checkpoint boundary (every 64 steps).
+    //   checkpoint and replays), wherever the checkpoints fall (core/session/session.ts
+    //   spaces them by at least 64 visible steps and 512 kernel events).
     // Method: open at step N through the URL, capture the offset lanes' markup, the
     //   narration, the request lane, the machine states and the step and time outputs;
     //   step forward twice (button, ArrowRight) and back twice (button, ArrowLeft); compare.
