@@ -15,6 +15,7 @@ import type { RecordBatch } from '../core/domain/partition-log.js';
 import type { StoredObject } from '../core/ports/object-store.js';
 import { OffsetIndexCache, encodeObject } from '../src/stores/kafka-objects.js';
 import { S3ObjectStore } from '../src/stores/s3-store.js';
+import { hideNodeVersionWarning } from '../src/node-warnings.js';
 
 const RECORDS = 1000; // 1000 records of 1 KiB: about 1 MiB a segment
 const CREDS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -137,13 +138,6 @@ async function main() {
 }
 
 if (process.argv[1]?.endsWith('s3-upload.ts')) {
-  // The AWS SDK warns on every start that its releases after January 2027 need Node 22.
-  const emitWarning = process.emitWarning.bind(process);
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const opts = rest[0] as string | { type?: string } | undefined;
-    const type = typeof opts === 'string' ? opts : opts?.type;
-    if (type === 'NodeVersionSupportWarning' || String(warning).includes('NodeVersionSupportWarning')) return;
-    (emitWarning as (...a: unknown[]) => void)(warning, ...rest);
-  }) as typeof process.emitWarning;
+  hideNodeVersionWarning();
   void main();
 }

@@ -22,6 +22,7 @@ import { CHAPTERS, findChapter, type Chapter } from '../../core/report/chapters.
 import { REPORT_FORMATS, type ReportFormat, buildReport, renderReport } from '../../core/report/report.js';
 import { FsObjectStore } from '../stores/fs-store.js';
 import { S3ObjectStore } from '../stores/s3-store.js';
+import { hideNodeVersionWarning } from '../node-warnings.js';
 
 export const EXIT = { ok: 0, badInput: 2, storeFailed: 3, violation: 129 } as const;
 
@@ -683,15 +684,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isEntry) {
-  // The AWS SDK warns on every start that its releases after January 2027 need Node 22;
-  // the README says so once instead of every run's stderr.
-  const emitWarning = process.emitWarning.bind(process);
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const opts = rest[0] as string | { type?: string } | undefined;
-    const type = typeof opts === 'string' ? opts : opts?.type;
-    if (type === 'NodeVersionSupportWarning' || String(warning).includes('NodeVersionSupportWarning')) return;
-    (emitWarning as (...a: unknown[]) => void)(warning, ...rest);
-  }) as typeof process.emitWarning;
+  hideNodeVersionWarning();
   const chunks: string[] = [];
   void main(process.argv.slice(2), {
     out: (s) => chunks.push(s),
