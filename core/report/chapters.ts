@@ -251,31 +251,50 @@ export function entryMatches(e: TraceEntry, m: StopMatch): boolean {
 }
 
 /**
- * Runs the chapter's scenario (with `seed`, default the scenario's) and finds each stop's
- * step. `maxSteps` bounds the run for scenarios that go on long after the last stop.
+ * Finds a chapter's stops while a session steps (the caller's run, so a report or a page
+ * that runs the scenario anyway does not run it again): call `observe` after every visible
+ * step.
  */
-export function resolveChapter(chapter: Chapter, scenario: Scenario, seed = scenario.seed, maxSteps = 100000): ResolvedChapter {
-  const session = new Session(scenario, seed);
-  const stops: ResolvedStop[] = [];
-  const missing: string[] = [];
-  let next = 0;
-  while (next < chapter.stops.length && session.step < maxSteps && session.forward()) {
+export class StopFinder {
+  readonly stops: ResolvedStop[] = [];
+  private next = 0;
+
+  constructor(readonly chapter: Chapter) {}
+
+  /** Every stop found. */
+  get done(): boolean {
+    return this.next >= this.chapter.stops.length;
+  }
+
+  observe(session: Session): void {
     // One step can satisfy several stops in a row (a response and the rule it triggers).
     const entries = session.currentEntries;
-    while (next < chapter.stops.length && entries.some((e) => entryMatches(e, chapter.stops[next].match))) {
-      const s = chapter.stops[next];
-      stops.push({
-        index: next,
+    while (!this.done && entries.some((e) => entryMatches(e, this.chapter.stops[this.next].match))) {
+      const s = this.chapter.stops[this.next];
+      this.stops.push({
+        index: this.next,
         step: session.step,
         atMs: session.kernel.state.nowMs,
         title: s.title,
         text: s.text,
         lines: entries.map((e) => narrate(e)).filter((l): l is string => l !== null),
       });
-      next++;
+      this.next++;
     }
   }
-  for (let i = next; i < chapter.stops.length; i++) missing.push(chapter.stops[i].title);
-  session.runToEnd(maxSteps);
-  return { chapter, stops, missing, totalSteps: session.step };
+
+  resolved(totalSteps: number): ResolvedChapter {
+    return { chapter: this.chapter, stops: this.stops, missing: this.chapter.stops.slice(this.next).map((s) => s.title), totalSteps };
+  }
+}
+
+/**
+ * Runs the chapter's scenario (with `seed`, default the scenario's) and finds each stop's
+ * step. `maxSteps` bounds the run for scenarios that go on long after the last stop.
+ */
+export function resolveChapter(chapter: Chapter, scenario: Scenario, seed = scenario.seed, maxSteps = 100000): ResolvedChapter {
+  const session = new Session(scenario, seed);
+  const finder = new StopFinder(chapter);
+  while (session.step < maxSteps && session.forward()) finder.observe(session);
+  return finder.resolved(session.step);
 }

@@ -19,7 +19,7 @@ import { MODES, compare, rowOf, type CompareResult, type CompareRow, type Mode }
 import { buildRunJson, type RunJson } from '../sim/output.js';
 import type { TraceEntry } from '../sim/trace.js';
 import { assert } from '../util/assert.js';
-import { resolveChapter, type Chapter, type ResolvedChapter } from './chapters.js';
+import { resolveChapter, StopFinder, type Chapter, type ResolvedChapter } from './chapters.js';
 import { renderMarkdown } from './markdown.js';
 import { toMermaid } from './mermaid.js';
 import { renderSvg } from './svg.js';
@@ -157,18 +157,28 @@ function shellWord(s: string): string {
 export function buildReport(scenario: Scenario, opts: ReportOptions = {}): Report {
   const seed = opts.seed ?? scenario.seed;
   const maxSteps = opts.maxSteps ?? 1_000_000;
-  const chapter = opts.chapter ? resolveChapter(opts.chapter, scenario, seed, maxSteps) : null;
   const actions = opts.actions ?? [];
+  // A chapter's stops are found on this run; with walkthrough actions on a run of the
+  // scenario as written (what the stops describe), before this one.
+  const apart = opts.chapter && actions.length > 0 ? resolveChapter(opts.chapter, scenario, seed, maxSteps) : null;
+  const finder = opts.chapter && apart === null ? new StopFinder(opts.chapter) : null;
+  const lastOf = (c: ResolvedChapter | null) => (c && c.stops.length > 0 ? c.stops[c.stops.length - 1].step : undefined);
+  // The picture at `toStep`, by default a chapter's last stop (found on the way, here).
+  const wanted = opts.toStep ?? lastOf(apart);
   const session = new Session(scenario, seed, [...actions]);
   const stepOf: number[] = new Array<number>(session.kernel.trace.length).fill(0);
-  const lastStop = chapter && chapter.stops.length > 0 ? chapter.stops[chapter.stops.length - 1].step : undefined;
-  const wantedView = opts.toStep ?? lastStop;
-  let view: RunView | null = wantedView === 0 ? buildView(session.kernel) : null;
+  let view: RunView | null = wanted === 0 ? buildView(session.kernel) : null;
   while (session.step < maxSteps && session.forward()) {
     for (let i = stepOf.length; i < session.kernel.trace.length; i++) stepOf.push(session.step);
-    if (session.step === wantedView) view = buildView(session.kernel);
+    if (finder && !finder.done) {
+      finder.observe(session);
+      if (wanted === undefined && finder.done) view = buildView(session.kernel);
+    }
+    if (session.step === wanted) view = buildView(session.kernel);
   }
   const totalSteps = session.step;
+  const chapter = finder ? finder.resolved(totalSteps) : apart;
+  const lastStop = lastOf(chapter);
   // As in `run`: the last step() finds no event before `until` and moves the clock there.
   if (!session.kernel.hasNext()) session.kernel.step();
   view ??= buildView(session.kernel);

@@ -6,6 +6,7 @@
  * and the URL (`?compare=<id>&modes=a,b&t=<ms>`).
  */
 import { isErrorEntry, narrated } from '../lib/narration.js';
+import { Ticker } from '../lib/ticker.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { buildView, type RunView } from '../../core/session/view.js';
@@ -109,9 +110,7 @@ export class CompareState {
   instant = $state(true);
 
   private resolved: [ResolvedSide, ResolvedSide] | null = null;
-  private raf = 0;
-  private lastFrame = 0;
-  private carry = 0;
+  private readonly ticker = new Ticker();
   private urlTimer: ReturnType<typeof setTimeout> | null = null;
 
   get tMs(): number {
@@ -251,30 +250,20 @@ export class CompareState {
     if (this.atEnd) this.setCursor(0);
     this.playing = true;
     this.instant = false;
-    this.lastFrame = performance.now();
-    this.carry = 0;
-    const frame = (t: number) => {
-      if (!this.playing) return;
-      this.carry += ((t - this.lastFrame) / 1000) * this.speed;
-      this.lastFrame = t;
-      if (this.carry >= 1) {
-        const n = Math.floor(this.carry);
-        this.carry -= n;
-        this.setCursor(this.cursor + n);
-      }
+    this.ticker.start(() => this.speed, (due) => {
+      if (due > 0) this.setCursor(this.cursor + due);
       if (this.atEnd) {
         this.stop();
-        return;
+        return null;
       }
-      this.raf = requestAnimationFrame(frame);
-    };
-    this.raf = requestAnimationFrame(frame);
+      return due;
+    });
   }
 
   stop(): void {
     const was = this.playing;
     this.playing = false;
-    cancelAnimationFrame(this.raf);
+    this.ticker.stop();
     if (was) this.syncUrl(true);
   }
 

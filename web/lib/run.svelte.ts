@@ -4,10 +4,11 @@
  * session's state, so stepping, scrubbing and replay draw the same picture.
  */
 import { isErrorEntry, narrated } from './narration.js';
+import { Ticker } from './ticker.js';
 import { flushSync } from 'svelte';
 import { RULES } from '../../core/narrate/narrate.js';
 import { toMermaid } from '../../core/report/mermaid.js';
-import { CHAPTERS, findChapter, resolveChapter, type ResolvedChapter } from '../../core/report/chapters.js';
+import { type Chapter, CHAPTERS, findChapter, type ResolvedChapter, StopFinder } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
@@ -93,9 +94,8 @@ export class RunState {
   presenter = $state(false);
 
   private session: Session | null = null;
-  private raf = 0;
-  private lastFrame = 0;
-  private carry = 0;
+  /** The play loop; full speed (0) is one visible step every frame, so every step is drawn. */
+  private readonly ticker = new Ticker();
   /** Frame durations (ms) while playing, for the performance check. */
   frameTimes: number[] = [];
   /** Per frame: [stepping, state refresh, DOM update, layout] in ms. */
@@ -134,7 +134,7 @@ export class RunState {
   }
 
   /** Parses and starts a scenario; on bad input shows every problem and changes nothing. */
-  load(text: string, id: string | null, seed?: number, actions: RecordedAction[] = []): boolean {
+  load(text: string, id: string | null, seed?: number, actions: RecordedAction[] = [], chapter: Chapter | null = null): boolean {
     const r = parseScenarioText(text, id ?? 'pasted scenario');
     if (!r.ok) {
       this.problems = r.problems;
@@ -161,7 +161,7 @@ export class RunState {
     this.inspection = [];
     this.wireLog();
     this.partitionKey = this.session.kernel.state.partitionOrder[0] ?? null;
-    this.countSteps();
+    this.countSteps(chapter && new StopFinder(chapter));
     this.refresh();
     return true;
   }
@@ -170,12 +170,16 @@ export class RunState {
     return this.session?.seed ?? 1;
   }
 
-  /** Total visible steps of the run with the current actions (for the scrubber). */
-  private countSteps(): void {
+  /**
+   * Total visible steps of the run with the current actions (for the scrubber). A chapter's
+   * stops are found on the same probe run.
+   */
+  private countSteps(finder: StopFinder | null = null): void {
     if (!this.session || !this.scenario) return;
     const probe = new Session(this.scenario, this.session.seed, [...this.session.actions]);
-    probe.runToEnd(200000);
+    while (probe.step < 200000 && probe.forward()) finder?.observe(probe);
     this.totalSteps = probe.step;
+    if (finder) this.chapter = finder.resolved(probe.step);
   }
 
   forward(): void {
@@ -222,9 +226,8 @@ export class RunState {
   loadChapter(id: string, index = 0): boolean {
     const c = findChapter(id);
     const b = c && BUNDLED.find((x) => x.id === c.scenario);
-    if (!c || !b || !this.load(b.text, c.scenario)) return false;
-    this.chapter = resolveChapter(c, this.scenario!, this.seed);
-    if (this.chapter.stops.length === 0) return true;
+    if (!c || !b || !this.load(b.text, c.scenario, undefined, [], c)) return false;
+    if (this.chapter === null || this.chapter.stops.length === 0) return true;
     this.goToStop(index);
     return true;
   }
@@ -308,26 +311,10 @@ export class RunState {
     if (this.session.done) this.goTo(0);
     this.playing = true;
     this.instant = false;
-    this.lastFrame = performance.now();
-    this.carry = 0;
-    const frame = (t: number) => {
-      if (!this.playing) return;
+    this.ticker.start(() => this.speed, (due) => {
       const started = performance.now();
-      const dt = t - this.lastFrame;
-      this.lastFrame = t;
       let steps = 0;
-      if (this.speed === 0) {
-        // Full speed: one visible step every frame (about 60 steps a second), so every step
-        // is drawn and a frame's work stays small.
-        if (this.session!.forward()) steps++;
-      } else {
-        this.carry += (dt / 1000) * this.speed;
-        while (this.carry >= 1 && this.session!.forward()) {
-          this.carry -= 1;
-          steps++;
-        }
-        if (this.carry >= 1) this.carry = 0;
-      }
+      while (steps < due && this.session!.forward()) steps++;
       if (steps > 0) {
         const r0 = performance.now();
         this.refresh();
@@ -341,17 +328,16 @@ export class RunState {
       this.frameTimes.push(performance.now() - started);
       if (this.session!.done) {
         this.stop();
-        return;
+        return null;
       }
-      this.raf = requestAnimationFrame(frame);
-    };
-    this.raf = requestAnimationFrame(frame);
+      return steps;
+    });
   }
 
   stop(): void {
     const was = this.playing;
     this.playing = false;
-    cancelAnimationFrame(this.raf);
+    this.ticker.stop();
     if (was) this.syncUrl(true);
   }
 
