@@ -2,14 +2,15 @@
  * Each invariant can fail: corrupt one fact of a healthy run and the check names it.
  */
 import { describe, expect, test } from 'vitest';
-import { checkFollowerAppend, checkInvariants, INVARIANTS } from '../core/check/invariants.js';
-import { Kernel, partitionKey } from '../core/sim/kernel.js';
+import { checkFollowerAppend, checkInvariants, INVARIANTS } from '../core/sim/invariants.js';
+import { Kernel } from '../core/sim/kernel.js';
+import { partitionKey } from '../core/sim/state.js';
 import { loadBundled } from './support/run.js';
 
 function settled(name = 'kip1023-bootstrap'): Kernel {
   const k = new Kernel(loadBundled(name));
   k.runToEnd();
-  expect(checkInvariants(k)).toEqual([]);
+  expect(checkInvariants(k.state)).toEqual([]);
   return k;
 }
 
@@ -23,13 +24,13 @@ describe('invariants catch what they guard', () => {
   test('offsetsOrdered: a follower HW above its LEO', () => {
     const k = settled();
     k.replica(key, 1).log.highWatermark = 500;
-    expect(checkInvariants(k).map((v) => v.invariant)).toContain('offsetsOrdered');
+    expect(checkInvariants(k.state).map((v) => v.invariant)).toContain('offsetsOrdered');
   });
 
   test('offsetsOrdered: a leader Ry at or above its HW', () => {
     const k = settled();
     k.replica(key, 0).highestOffsetInRemoteStorage = 200;
-    expect(checkInvariants(k).map((v) => v.invariant)).toContain('offsetsOrdered');
+    expect(checkInvariants(k.state).map((v) => v.invariant)).toContain('offsetsOrdered');
   });
 
   test('highWatermarkWithinIsr: leader HW above an in-sync follower LEO', () => {
@@ -37,13 +38,13 @@ describe('invariants catch what they guard', () => {
     const f = k.replica(key, 1).log;
     f.segments[f.segments.length - 1].endOffset -= 10;
     f.highWatermark = Math.min(f.highWatermark, 190);
-    expect(checkInvariants(k).map((v) => v.invariant)).toContain('highWatermarkWithinIsr');
+    expect(checkInvariants(k.state).map((v) => v.invariant)).toContain('highWatermarkWithinIsr');
   });
 
   test('everyOffsetRetained: a tiered-only range with no finished remote segment', () => {
     const k = settled();
     k.state.partitions[key].remoteMetadata[0].state = 'DELETE_SEGMENT_FINISHED';
-    expect(checkInvariants(k).map((v) => v.invariant)).toContain('everyOffsetRetained');
+    expect(checkInvariants(k.state).map((v) => v.invariant)).toContain('everyOffsetRetained');
   });
 
   test('followerLogIsPrefixOfLeader: a follower batch that differs from the leader at that offset', () => {

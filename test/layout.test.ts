@@ -13,7 +13,7 @@ import { remoteLogManagerMachine } from '../core/machines/remote-log-manager.js'
 import type { RecordedAction } from '../core/session/session.js';
 import { Session } from '../core/session/session.js';
 import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, type ReplicaView } from '../core/session/view.js';
-import { type MachineName, stateName } from '../core/sim/kernel.js';
+import { type MachineName, stateName } from '../core/sim/machines.js';
 import { replicaJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
 import { arrowFor, assignRows, MARKERS, replicaMarkers, sequenceColumns, share, stableUpperBound, xScale } from '../web/lib/layout.js';

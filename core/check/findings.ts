@@ -4,7 +4,7 @@
  * so the swarm reports them apart from new violations. Each names its evidence in the trace.
  */
 import type { TraceEntry } from '../sim/trace.js';
-import type { Violation } from './invariants.js';
+import type { Violation } from '../sim/invariants.js';
 
 export interface KnownFinding {
   id: string;

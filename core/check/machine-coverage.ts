@@ -7,7 +7,8 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import type { Scenario } from '../scenario/types.js';
-import { Kernel, MACHINES, type MachineName } from '../sim/kernel.js';
+import { Kernel } from '../sim/kernel.js';
+import { MACHINES, type MachineName } from '../sim/machines.js';
 import { type CoverageReport, MachineCoverage } from './coverage.js';
 import { type ExploreResult, exploreMachine, machineSpecs } from './explore-machines.js';
 

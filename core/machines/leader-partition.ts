@@ -115,7 +115,7 @@ export const leaderPartitionMachine = setup({
     /** Effect: append a produce as leader in the current epoch. */
     appendAsLeader: (_, _p: { msgId: number; records: number; acks: Acks }) => {},
     /** Effect: refuse a produce. */
-    rejectProduce: (_, _p: { msgId: number; error: KafkaError; rule: string }) => {},
+    rejectProduce: (_, _p: { error: KafkaError; rule: string }) => {},
     /** Effect: set the leader's high watermark (never lowered). */
     advanceHighWatermark: (_, _p: { highWatermark: number }) => {},
     /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
@@ -330,7 +330,7 @@ export const leaderPartitionMachine = setup({
         'produce.received': [
           {
             guard: 'hasNotEnoughReplicas',
-            actions: { type: 'rejectProduce', params: ({ event }) => ({ msgId: event.msgId, error: 'NOT_ENOUGH_REPLICAS' as const, rule: 'minInsyncReplicas' }) },
+            actions: { type: 'rejectProduce', params: { error: 'NOT_ENOUGH_REPLICAS' as const, rule: 'minInsyncReplicas' } },
           },
           {
             actions: [

@@ -93,12 +93,15 @@ export const remoteLogManagerMachine = setup({
     abortCopy: (_, _p: { requestId: number; segmentId: string; error: string | null }) => {},
     /** Effect: DELETE_SEGMENT_STARTED and delete an expired segment's objects. */
     startRemoteDelete: (_, _p: { requestId: number; segmentId: string; rule: RemoteExpiryRule }) => {},
-    /** Effect: DELETE_SEGMENT_FINISHED (and, for retention, raise Log-Start-Offset). */
-    finishRemoteDelete: (_, _p: { segmentId: string; raiseLogStartOffset: boolean }) => {},
+    /**
+     * Effect: DELETE_SEGMENT_FINISHED. (A retention delete raised Log-Start-Offset when it
+     * started, as RLMExpirationTask does before it deletes anything.)
+     */
+    finishRemoteDelete: (_, _p: { segmentId: string }) => {},
     /** Effect: delete uploaded local segments (advances Local-Log-Start-Offset, never LSO of a tiered topic). */
     deleteLocalSegments: (_, _p: { segments: SegmentRange[] }) => {},
     /** Effect: roll the active segment so it can be uploaded. */
-    rollActiveSegment: () => {},
+    rollActiveSegment: (_, _p: undefined) => {},
     explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
     scheduleNextRun: enqueueActions(({ context, enqueue }) => {
       const timerId = context.nextId;
@@ -269,7 +272,7 @@ export const remoteLogManagerMachine = setup({
           {
             guard: 'isOk',
             target: 'idle',
-            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId, raiseLogStartOffset: false }) }, 'scheduleNextRun'],
+            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) }, 'scheduleNextRun'],
           },
           { target: 'idle', actions: 'scheduleNextRun' },
         ],
@@ -283,7 +286,7 @@ export const remoteLogManagerMachine = setup({
           {
             guard: 'isOk',
             target: 'running',
-            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId, raiseLogStartOffset: true }) }, 'nextStep'],
+            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) }, 'nextStep'],
           },
           { target: 'idle', actions: 'scheduleNextRun' },
         ],

@@ -10,7 +10,7 @@
  * formats draw them).
  */
 import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
-import { INVARIANTS } from '../check/invariants.js';
+import { INVARIANTS } from '../sim/invariants.js';
 import { FIGURE_ROWS, type Mode, fmtBytes, fmtUsd } from '../sim/compare.js';
 
 export { fmtBytes, fmtUsd };

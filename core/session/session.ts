@@ -10,7 +10,8 @@
  */
 import { narrate } from '../narrate/narrate.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
-import { type Checkpoint, type Delivery, Kernel } from '../sim/kernel.js';
+import { type Delivery, Kernel } from '../sim/kernel.js';
+import type { Checkpoint } from '../sim/state.js';
 
 export interface RecordedAction {
   /** Applied right after this step was reached. */

@@ -12,7 +12,9 @@ import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import { WAL_METADATA_TOPIC, type WalObjectState } from '../domain/wal.js';
 import type { StoreName } from '../ports/object-store.js';
 import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/costs.js';
-import { BROKER_KEY, type Kernel, type MachineName } from '../sim/kernel.js';
+import type { Kernel } from '../sim/kernel.js';
+import type { MachineName } from '../sim/machines.js';
+import { BROKER_KEY } from '../sim/state.js';
 import { latencySummary, replicaJson, type ReplicaJson } from '../sim/output.js';
 
 export type SegmentTier = 'local' | 'both';

@@ -9,7 +9,7 @@ import { kafkaFetchState } from '../machines/follower-fetcher.js';
 import type { Kernel } from './kernel.js';
 import { costUsd, gbMonths } from './costs.js';
 import type { TraceEntry } from './trace.js';
-import type { Violation } from '../check/invariants.js';
+import type { Violation } from '../sim/invariants.js';
 
 export interface ReplicaJson {
   broker: number;

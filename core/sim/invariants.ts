@@ -2,7 +2,6 @@
  * Cluster-wide invariants, checked after every kernel step and reported in `violations`.
  * Each has an id, a title and an explanation the UI and the narration can show.
  */
-import type { Kernel } from '../sim/kernel.js';
 import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import { logEndOffset } from '../domain/partition-log.js';
 import { epochForOffset } from '../domain/leader-epoch-cache.js';
@@ -35,6 +34,35 @@ export interface InvariantWatch {
   leaderEpoch: Record<string, number>;
   /** Per broker|partition while the broker is up. */
   highestOffsetInRemoteStorage: Record<string, number>;
+}
+
+/** A replica as the invariants read it (the kernel's ReplicaState is one). */
+export interface ReplicaView {
+  readonly broker: number;
+  readonly log: PartitionLog;
+  readonly highestOffsetInRemoteStorage: number;
+}
+
+/** A partition as the invariants read it (the kernel's PartitionState is one). */
+export interface PartitionView {
+  readonly leader: number;
+  readonly leaderEpoch: number;
+  readonly isr: readonly number[];
+  readonly remoteMetadata: readonly RemoteSegmentMetadata[];
+  readonly replicaStates: Readonly<Record<string, ReplicaView>>;
+}
+
+/**
+ * What the checks read of the cluster, read only (the kernel's state is one), and the watch,
+ * which they own: what they remember between steps, kept in the state so that a checkpoint
+ * holds it.
+ */
+export interface ClusterView {
+  readonly nowMs: number;
+  readonly partitionOrder: readonly string[];
+  readonly partitions: Readonly<Record<string, PartitionView>>;
+  readonly brokers: readonly { readonly alive: boolean }[];
+  readonly watch: InvariantWatch;
 }
 
 export interface InvariantInfo {
@@ -191,20 +219,20 @@ function coveredUpTo(remote: readonly RemoteSegmentMetadata[], from: number): nu
  * since a partition's answer depends only on its own state, the brokers' liveness and what
  * the watch remembers of it. Without `keys`, every partition.
  */
-export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.partitionOrder): readonly Violation[] {
+export function checkInvariants(cluster: ClusterView, keys: readonly string[] = cluster.partitionOrder): readonly Violation[] {
   const out: Violation[] = found;
   out.length = 0;
-  const atMs = k.state.nowMs;
-  const watch = k.state.watch;
+  const atMs = cluster.nowMs;
+  const watch = cluster.watch;
   for (const key of keys) {
-    const part = k.state.partitions[key];
+    const part = cluster.partitions[key];
     const replicas = part.replicaStates;
     // Only committed data is uploaded: Ry stays below the highest HW the partition reached.
     // (Not the leader's own HW: a new leader's HW may lag what its predecessor committed
     // and uploaded until its followers report, as in Kafka.)
     const committedHw = watch.committed[key]?.highWatermark ?? 0;
     // Replicas in broker id order (the order of the record's integer keys).
-    const brokers = k.state.brokers.length;
+    const brokers = cluster.brokers.length;
     for (let b = 0; b < brokers; b++) {
       const r = replicas[b];
       if (r === undefined) continue;
@@ -261,7 +289,7 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
       }
       if (seen !== r.highestOffsetInRemoteStorage) watch.highestOffsetInRemoteStorage[id] = r.highestOffsetInRemoteStorage;
     }
-    if (part.leader >= 0 && k.state.brokers[part.leader].alive) {
+    if (part.leader >= 0 && cluster.brokers[part.leader].alive) {
       const leaderLog = replicas[part.leader].log;
       const committed = watch.committed[key];
       if (committed !== undefined) {
@@ -302,7 +330,7 @@ export function checkInvariants(k: Kernel, keys: readonly string[] = k.state.par
         // both still hold (what the remote auxiliary state's checkpoint restores): checked at
         // the first such offset and wherever either cache starts an epoch. (An offset met
         // twice gives the same answer twice, so the first failing one is the one reported.)
-        if (b !== part.leader && k.state.brokers[b].alive) {
+        if (b !== part.leader && cluster.brokers[b].alive) {
           const lo = Math.max(leaderLog.logStartOffset, r.log.logStartOffset);
           const hi = Math.min(leaderLog.highWatermark, r.log.highWatermark, logEndOffset(r.log)) - 1;
           let failed = lo <= hi && epochMismatch(out, atMs, key, part.leader, b, leaderLog, r.log, lo);

@@ -1,0 +1,219 @@
+/**
+ * Producers and consumers. A produce request is appended by the leader (`appendAsLeader`)
+ * and acknowledged by acks (0, 1, or all once the high watermark passes it); a consumer reads
+ * a range of offsets with Fetches, from the local log, or below the Local-Log-Start-Offset of
+ * a tiered topic with a ranged GET of the remote segment (RemoteLogManager.read).
+ */
+import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../domain/partition-log.js';
+import type { KafkaError } from '../domain/protocol.js';
+import type { Acks } from '../scenario/types.js';
+import type { Sim } from './context.js';
+import { countCrossZone } from './costs.js';
+import { combinerFacts, latencyMs, leaderFacts, replica, tiered, walEnabled, zoneOf } from './facts.js';
+import { releaseParked, reply } from './network.js';
+import { localLogBytesChanged } from './replica-log.js';
+import { storeOp } from './store.js';
+import { BROKER_KEY, type KernelEventOf, type Message, type PendingAck, partitionKey } from './state.js';
+
+/** A produce request reaches the partition's leader (or is refused when there is none). */
+export function produce(s: Sim, topic: string, partition: number, records: number, acks: Acks): void {
+  const state = s.state;
+  const now = state.nowMs;
+  const key = partitionKey(topic, partition);
+  const part = state.partitions[key];
+  s.emit({ atMs: now, type: 'timeline', action: 'produce', topic, partition, records, acks });
+  if (part.leader < 0 || !state.brokers[part.leader].alive) {
+    s.emit({ atMs: now, type: 'produce', action: 'rejected', topic, partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
+    return;
+  }
+  const cfg = state.topicConfigs[topic];
+  // The request's records cross zones when the producer is not in the leader's zone (accepted or not).
+  countCrossZone(state.metrics.crossZoneBytes, 'produce', zoneOf(state, 'producer', key), zoneOf(state, part.leader, key), records * state.model.recordBytes);
+  s.deliver(part.leader, key, 'leader', {
+    type: 'produce.received',
+    msgId: state.nextMsgId++,
+    records,
+    acks,
+    minInsyncReplicas: cfg['min.insync.replicas'],
+    ...leaderFacts(state, key, part.leader),
+  });
+}
+
+/** The leader appends a produce request's records in batches (Partition.appendRecordsToLeader). */
+export function appendAsLeader(s: Sim, broker: number, key: string, msgId: number, records: number, acks: Acks): void {
+  const state = s.state;
+  const part = state.partitions[key];
+  const r = replica(state, key, broker);
+  const cfg = state.topicConfigs[part.topic];
+  const model = state.model;
+  const now = state.nowMs;
+  const first = logEndOffset(r.log);
+  for (const count of planBatches(records, model.recordBytes, model.producerBatchBytes)) {
+    const base = logEndOffset(r.log);
+    const batch: RecordBatch = {
+      baseOffset: base,
+      lastOffset: base + count - 1,
+      leaderEpoch: part.leaderEpoch,
+      producerId: 1,
+      baseSequence: part.nextSequence,
+      bytes: count * model.recordBytes,
+      appendedMs: now,
+    };
+    part.nextSequence += count;
+    if (appendBatch(r.log, batch, cfg['segment.bytes'], cfg['segment.ms'], now)) {
+      s.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
+    }
+  }
+  const last = logEndOffset(r.log) - 1;
+  state.metrics.produced.records += records;
+  state.metrics.produced.bytes += records * model.recordBytes;
+  localLogBytesChanged(s, records * model.recordBytes);
+  s.emit({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
+  // The producer's request and the leader's answer: one round trip from the client's zone.
+  const roundTrip = 2 * latencyMs(state, 'producer', broker, key);
+  if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
+  else if (acks === 1) {
+    state.produceLatencies.acks1.push(roundTrip);
+    s.emit({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
+  } else state.produceLatencies.acks0.push(0);
+  // KIP-1176: the combiner puts the new bytes into the next WAL object.
+  if (walEnabled(state, key)) s.deliver(broker, BROKER_KEY, 'walCombiner', { type: 'wal.appended', ...combinerFacts(state, broker) });
+  // acks=all may complete at once when the leader is the only in-sync replica.
+  completeAcks(s, key);
+  // New data completes the fetches held in the long poll.
+  releaseParked(s, part);
+}
+
+/** acks=all requests whose last offset is now below the high watermark are acknowledged. */
+export function completeAcks(s: Sim, key: string): void {
+  const state = s.state;
+  const part = state.partitions[key];
+  const r = replica(state, key, part.leader);
+  const hw = r.log.highWatermark;
+  let any = false;
+  for (const a of part.pendingAcks) {
+    if (a.lastOffset < hw) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return;
+  // Loops rather than filters: no closure a call (tsx gives each one a name at run time).
+  const done: PendingAck[] = [];
+  const rest: PendingAck[] = [];
+  for (const a of part.pendingAcks) (a.lastOffset < hw ? done : rest).push(a);
+  part.pendingAcks = rest;
+  for (const a of done) {
+    const latency = state.nowMs - a.sentMs + 2 * latencyMs(state, 'producer', part.leader, key);
+    state.produceLatencies.acksAll.push(latency);
+    s.emit({ atMs: state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: latency });
+  }
+}
+
+/** A consumer starts reading `records` from `fromOffset` at `broker` (the leader by default). */
+export function startConsumer(s: Sim, topic: string, partition: number, fromOffset: number, records: number, broker?: number): void {
+  const state = s.state;
+  const key = partitionKey(topic, partition);
+  const part = state.partitions[key];
+  const at = broker ?? part.leader;
+  const id = state.nextConsumerId++;
+  state.consumers[String(id)] = { id, key, broker: at, nextOffset: fromOffset, remaining: records, local: 0, remote: 0 };
+  s.emit({ atMs: state.nowMs, type: 'timeline', action: 'consume', broker: at, topic, partition, fromOffset, records });
+  sendConsumerFetch(s, id);
+}
+
+export function sendConsumerFetch(s: Sim, consumerId: number): void {
+  const state = s.state;
+  const c = state.consumers[String(consumerId)];
+  if (c === undefined) return;
+  const part = state.partitions[c.key];
+  const msg: Message = {
+    msgId: state.nextMsgId++,
+    correlationId: state.nextCorrelationId++,
+    api: 'Fetch',
+    dir: 'request',
+    source: 'consumer',
+    target: c.broker,
+    key: c.key,
+    requestId: consumerId,
+    body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
+  };
+  s.emit({ atMs: state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
+  s.schedule(state.nowMs + latencyMs(state, 'consumer', c.broker, c.key), { kind: 'deliver', msg });
+}
+
+/** A consumer Fetch: below the local log start of a tiered topic it is read from remote storage. */
+export function onConsumerFetch(s: Sim, msg: Message): void {
+  const broker = msg.target as number;
+  const part = s.state.partitions[msg.key];
+  const r = part.replicaStates[String(broker)];
+  if (r === undefined) return reply(s, msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notReplica' }, broker);
+  const offset = msg.body.fetchOffset as number;
+  const maxBytes = msg.body.maxBytes as number;
+  const log = r.log;
+  if (offset < log.logStartOffset || offset > logEndOffset(log)) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'consumerOutOfRange' }, broker);
+  if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
+    const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
+    if (seg === undefined) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' }, broker);
+    // The byte range comes from the segment's offset index (the leader's remote index
+    // cache), then one ranged GET reads just those batches.
+    let start = -1;
+    let end = 0;
+    let lastOffset = -1;
+    const picked: number[] = [];
+    for (const [base, last, pos, bytes] of seg.batchIndex) {
+      if (last < offset || base >= log.highWatermark) continue;
+      if (picked.length > 0 && end - start + bytes > maxBytes) break;
+      if (picked.length === 0) start = pos;
+      picked.push(base);
+      end = pos + bytes;
+      lastOffset = last;
+    }
+    if (picked.length === 0) return reply(s, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset }, broker);
+    s.state.pendingConsumerReads[String(msg.msgId)] = { msg, batchBaseOffsets: picked };
+    const range: [number, number] = [start, Math.max(start, end - 1)];
+    return storeOp(s, broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range, offsets: [picked[0], lastOffset] }, msg.msgId, { for: 'consumerRead' });
+  }
+  const batches = readBatches(log, offset, maxBytes).filter((b) => b.lastOffset < log.highWatermark);
+  reply(s, msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);
+}
+
+/** The remote read of a consumer Fetch completed: the batches it wanted go back to the consumer. */
+export function onConsumerRemoteRead(s: Sim, ev: KernelEventOf<'storeDone'>): void {
+  const state = s.state;
+  const pending = state.pendingConsumerReads[String(ev.requestId)];
+  if (pending === undefined) return;
+  delete state.pendingConsumerReads[String(ev.requestId)];
+  const key = String(ev.broker);
+  const m = (state.metrics.remoteReads[key] ??= { count: 0, bytes: 0 });
+  m.count++;
+  m.bytes += ev.result.bytes;
+  if (!ev.result.ok) return reply(s, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' }, ev.broker);
+  const body = ev.result.object?.body;
+  const wanted = new Set(pending.batchBaseOffsets);
+  const batches = body?.kind === 'segment' ? body.batches.filter((b) => wanted.has(b.baseOffset)) : [];
+  reply(s, pending.msg, { error: null, batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset }, ev.broker);
+}
+
+export function onConsumerResponse(s: Sim, msg: Message): void {
+  const state = s.state;
+  const c = state.consumers[String(msg.requestId)];
+  if (c === undefined) return;
+  const part = state.partitions[c.key];
+  const batches = (msg.body.batches as RecordBatch[] | undefined) ?? [];
+  const error = msg.body.error as KafkaError | null;
+  let n = 0;
+  for (const b of batches) n += b.lastOffset - Math.max(b.baseOffset, c.nextOffset) + 1;
+  // A Fetch may return more than the consumer asked for; it reads only what it wanted.
+  n = Math.min(n, c.remaining);
+  if (msg.body.servedFrom === 'remote') c.remote += n;
+  else c.local += n;
+  c.remaining -= n;
+  c.nextOffset += n;
+  if (error !== null || batches.length === 0 || c.remaining <= 0) {
+    s.emit({ atMs: state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
+    delete state.consumers[String(c.id)];
+    return;
+  }
+  s.schedule(state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
+}

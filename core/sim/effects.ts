@@ -1,0 +1,267 @@
+/**
+ * The effect interpreter: what each effect a machine declares in its `setup()` does to the
+ * cluster. One table per machine, typed from the machine's own declarations
+ * (core/sim/machines.ts), so an effect without a handler fails to compile; each handler
+ * names every parameter it is sent (`...unread` must be empty), so a parameter the kernel
+ * would ignore fails to compile too. The work itself is in the subsystems; this file only
+ * routes.
+ */
+import { endOffsetFor, epochForOffset, checkpointUpTo, latestEpoch } from '../domain/leader-epoch-cache.js';
+import { logEndOffset } from '../domain/partition-log.js';
+import { completeAcks, appendAsLeader } from './clients.js';
+import type { Sim } from './context.js';
+import { tailSynced } from './controller.js';
+import { replica } from './facts.js';
+import type { EffectParams, EffectType, MachineName } from './machines.js';
+import { parkFetch, respond, respondFetch, sendRequest } from './network.js';
+import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from './replica-log.js';
+import { storeOp } from './store.js';
+import { BROKER_KEY } from './state.js';
+import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
+import { restoreChunks, walAppendChunk, walFlush, walPublish } from './wal.js';
+
+type Handlers<N extends MachineName> = { readonly [T in EffectType<N>]: (s: Sim, broker: number, key: string, p: EffectParams<N, T>) => void };
+
+/** What a handler leaves of its parameters: nothing (a compile-time check; the object is empty). */
+function none(_unread: { readonly [k: string]: never }): void {}
+
+const fetcher: Handlers<'fetcher'> = {
+  sendFetch: (s, broker, key, { requestId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, ...unread }) => {
+    none(unread);
+    sendRequest(s, broker, key, 'Fetch', requestId, { fetchOffset, currentLeaderEpoch, lastFetchedEpoch, maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'] });
+  },
+  sendListOffsets: (s, broker, key, { requestId, timestamp, currentLeaderEpoch, ...unread }) => {
+    none(unread);
+    sendRequest(s, broker, key, 'ListOffsets', requestId, { timestamp, currentLeaderEpoch });
+  },
+  sendOffsetsForLeaderEpoch: (s, broker, key, { requestId, leaderEpoch, currentLeaderEpoch, ...unread }) => {
+    none(unread);
+    sendRequest(s, broker, key, 'OffsetsForLeaderEpoch', requestId, { leaderEpoch, currentLeaderEpoch });
+  },
+  appendRecords: (s, broker, key, { batches, highWatermark, logStartOffset, ...unread }) => {
+    none(unread);
+    const { bytes } = appendAsFollower(s, broker, key, batches);
+    s.state.metrics.bytesFetchedByFollowers += bytes;
+    followLeaderOffsets(s, broker, key, highWatermark, logStartOffset);
+    if (bytes > 0) walLogChanged(s, broker, key);
+  },
+  updateFromLeader: (s, broker, key, { highWatermark, logStartOffset, ...unread }) => {
+    none(unread);
+    followLeaderOffsets(s, broker, key, highWatermark, logStartOffset);
+  },
+  truncateTo: (s, broker, key, { offset, rule, ...unread }) => {
+    none(unread);
+    truncateReplicaTo(s, broker, key, offset, rule);
+  },
+  truncateFullyAndStartAt: (s, broker, key, { offset, logStartOffset, rule, ...unread }) => {
+    none(unread);
+    truncateReplicaFully(s, broker, key, offset, logStartOffset, rule);
+  },
+  lookupRemoteSegment: (s, broker, key, { requestId, epoch, offset, ...unread }) => {
+    none(unread);
+    s.schedule(s.state.nowMs, { kind: 'remoteSegmentLookedUp', broker, key, requestId, epoch, offset });
+  },
+  getRemoteObject: (s, broker, key, { requestId, key: objectKey, purpose, ...unread }) => {
+    none(unread);
+    storeOp(s, broker, key, { op: 'get', store: 'tiered', key: objectKey }, requestId, { for: 'auxState', object: purpose });
+  },
+  restoreLeaderEpochs: (s, broker, key, { entries, ...unread }) => {
+    none(unread);
+    restoreLeaderEpochs(s, broker, key, entries);
+  },
+  restoreProducerState: (s, broker, key, { entries, ...unread }) => {
+    none(unread);
+    restoreProducers(s, broker, key, entries);
+  },
+  startWalWait: (s, broker, key, { timerId, ...unread }) => {
+    none(unread);
+    s.schedule(s.state.nowMs + s.state.brokerConfig['replica.fetch.wait.max.ms'], { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId });
+  },
+  startBackoff: (s, broker, key, { timerId, reason, ...unread }) => {
+    none(unread);
+    const now = s.state.nowMs;
+    const part = s.state.partitions[key];
+    const delayMs = s.state.brokerConfig['replica.fetch.backoff.ms'];
+    s.schedule(now + delayMs, { kind: 'machineTimer', machine: 'fetcher', broker, key, timerId });
+    s.emit({ atMs: now, type: 'fetcher', action: 'delayed', broker, topic: part.topic, partition: part.partition, delayMs, reason, retryAtMs: now + delayMs, rule: 'backoff' });
+  },
+  explain: (s, broker, key, { rule, detail, ...unread }) => {
+    none(unread);
+    explain(s, 'fetcher', broker, key, rule, detail);
+  },
+};
+
+const leader: Handlers<'leader'> = {
+  respondFetch: (s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch, ...unread }) => {
+    none(unread);
+    respondFetch(s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch });
+  },
+  parkFetch: (s, _broker, key, { msgId, ...unread }) => {
+    none(unread);
+    parkFetch(s, key, msgId);
+  },
+  respondListOffsets: (s, broker, key, { msgId, error, timestamp, offset, rule, ...unread }) => {
+    none(unread);
+    const r = replica(s.state, key, broker);
+    const epoch = offset < 0 ? -1 : timestamp === -1 ? latestEpoch(r.log.leaderEpochs) : epochForOffset(r.log.leaderEpochs, offset);
+    respond(s, broker, key, msgId, { error, timestamp, offset, leaderEpoch: epoch, rule });
+  },
+  respondOffsetsForLeaderEpoch: (s, broker, key, { msgId, error, requestedEpoch, ...unread }) => {
+    none(unread);
+    const r = replica(s.state, key, broker);
+    const e = endOffsetFor(r.log.leaderEpochs, requestedEpoch, logEndOffset(r.log));
+    respond(s, broker, key, msgId, { error, leaderEpoch: e.leaderEpoch, endOffset: e.endOffset, rule: 'endOffsetForEpoch' });
+  },
+  appendAsLeader: (s, broker, key, { msgId, records, acks, ...unread }) => {
+    none(unread);
+    appendAsLeader(s, broker, key, msgId, records, acks);
+  },
+  rejectProduce: (s, broker, key, { error, rule, ...unread }) => {
+    none(unread);
+    const part = s.state.partitions[key];
+    s.emit({ atMs: s.state.nowMs, type: 'produce', action: 'rejected', broker, topic: part.topic, partition: part.partition, error, rule });
+  },
+  advanceHighWatermark: (s, broker, key, { highWatermark, ...unread }) => {
+    none(unread);
+    const state = s.state;
+    const part = state.partitions[key];
+    const r = replica(state, key, broker);
+    const hw = Math.min(highWatermark, logEndOffset(r.log));
+    if (hw <= r.log.highWatermark) return;
+    r.log.highWatermark = hw;
+    s.emit({ atMs: state.nowMs, type: 'highWatermark', broker, topic: part.topic, partition: part.partition, highWatermark: hw });
+    const committed = state.watch.committed[key];
+    if (committed === undefined || hw > committed.highWatermark) {
+      state.watch.committed[key] = { highWatermark: hw, epochs: checkpointUpTo(r.log.leaderEpochs, hw - 1) };
+    }
+    completeAcks(s, key);
+  },
+  startIsrCheckTimer: (s, broker, key, { timerId, ...unread }) => {
+    none(unread);
+    s.schedule(s.state.nowMs + Math.max(1, Math.floor(s.state.brokerConfig['replica.lag.time.max.ms'] / 2)), { kind: 'isrCheck', broker, key, timerId });
+  },
+  isrChanged: (s, broker, key, { isr, added, removed, rule, ...unread }) => {
+    none(unread);
+    const part = s.state.partitions[key];
+    part.isr = [...isr];
+    s.emit({ atMs: s.state.nowMs, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added, removed, rule });
+  },
+};
+
+const rlm: Handlers<'rlm'> = {
+  scheduleTask: (s, broker, key, { timerId, after, ...unread }) => {
+    none(unread);
+    const delay = after === 'now' ? 0 : s.state.brokerConfig['remote.log.manager.task.interval.ms'];
+    s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine: 'rlm', broker, key, timerId });
+  },
+  requestStep: (s, broker, key, { requestId, ...unread }) => {
+    none(unread);
+    s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId });
+  },
+  updateHighestOffsetInRemoteStorage: (s, broker, key, { offset, ...unread }) => {
+    none(unread);
+    raiseHighestOffsetInRemoteStorage(s, broker, key, offset, 'rlmRefreshHighestOffset');
+  },
+  startCopy: (s, broker, key, { requestId, baseOffset, endOffset, ...unread }) => {
+    none(unread);
+    startCopy(s, broker, key, requestId, baseOffset, endOffset);
+  },
+  finishCopy: (s, broker, key, { segmentId, endOffset, ...unread }) => {
+    none(unread);
+    finishCopy(s, broker, key, segmentId, endOffset);
+  },
+  abortCopy: (s, broker, key, { requestId, segmentId, error, ...unread }) => {
+    none(unread);
+    abortCopy(s, broker, key, requestId, segmentId, error);
+  },
+  startRemoteDelete: (s, broker, key, { requestId, segmentId, rule, ...unread }) => {
+    none(unread);
+    startRemoteDelete(s, broker, key, requestId, segmentId, rule);
+  },
+  finishRemoteDelete: (s, _broker, key, { segmentId, ...unread }) => {
+    none(unread);
+    setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED');
+  },
+  deleteLocalSegments: (s, broker, key, { segments, ...unread }) => {
+    none(unread);
+    deleteLocalSegments(s, broker, key, segments);
+  },
+  rollActiveSegment: (s, broker, key) => rollActiveSegment(s, broker, key),
+  explain: (s, broker, key, { rule, detail, ...unread }) => {
+    none(unread);
+    explain(s, 'rlm', broker, key, rule, detail);
+  },
+};
+
+const walCombiner: Handlers<'walCombiner'> = {
+  startIntervalTimer: (s, broker, _key, { timerId, ...unread }) => {
+    none(unread);
+    s.schedule(s.state.nowMs + s.state.brokerConfig['wal.combine.interval.ms'], { kind: 'machineTimer', machine: 'walCombiner', broker, key: BROKER_KEY, timerId });
+  },
+  startRetryTimer: (s, broker, _key, { timerId, failures, ...unread }) => {
+    none(unread);
+    const delay = Math.min(100 * 2 ** Math.max(0, failures - 1), 1000);
+    s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine: 'walCombiner', broker, key: BROKER_KEY, timerId });
+  },
+  flush: (s, broker, _key, { requestId, reason, ...unread }) => {
+    none(unread);
+    walFlush(s, broker, requestId, reason);
+  },
+  publishChunks: (s, broker, _key, { requestId, ...unread }) => {
+    none(unread);
+    walPublish(s, broker, requestId);
+  },
+  restoreChunks: (s, broker, _key, { requestId, error, failures, ...unread }) => {
+    none(unread);
+    restoreChunks(s, broker, requestId, error, failures);
+  },
+};
+
+const walReplica: Handlers<'walReplica'> = {
+  getChunk: (s, broker, key, { requestId, chunk, ...unread }) => {
+    none(unread);
+    storeOp(s, broker, key, { op: 'get', store: 'wal', key: chunk.objectKey, range: chunk.range }, requestId, { for: 'walChunk' });
+  },
+  appendChunk: (s, broker, key, { requestId, chunk, ...unread }) => {
+    none(unread);
+    walAppendChunk(s, broker, key, requestId, chunk);
+  },
+  startRetryTimer: (s, broker, key, { timerId, reason, ...unread }) => {
+    none(unread);
+    const now = s.state.nowMs;
+    const part = s.state.partitions[key];
+    const delayMs = s.state.brokerConfig['replica.fetch.backoff.ms'];
+    s.schedule(now + delayMs, { kind: 'machineTimer', machine: 'walReplica', broker, key, timerId });
+    s.emit({ atMs: now, type: 'wal', action: 'readDelayed', broker, topic: part.topic, partition: part.partition, delayMs, reason, rule: 'walReadBackoff' });
+  },
+  tailSynced: (s, broker, key, { logEndOffset: end, applied, ...unread }) => {
+    none(unread);
+    tailSynced(s, broker, key, applied, end);
+  },
+  explain: (s, broker, key, { rule, detail, ...unread }) => {
+    none(unread);
+    if (rule === 'walChunkStaleEpoch') s.state.metrics.wal.chunksDroppedStaleEpoch++;
+    explain(s, 'wal', broker, key, rule, detail);
+  },
+};
+
+/** A machine's explanation of a step and the rule behind it, for the trace and narration. */
+function explain(s: Sim, type: 'fetcher' | 'rlm' | 'wal', broker: number, key: string, rule: string, detail: Record<string, number | string | null> | undefined): void {
+  const part = s.state.partitions[key];
+  s.emit({ atMs: s.state.nowMs, type, action: 'explain', broker, topic: part.topic, partition: part.partition, rule, ...(detail ?? {}) });
+}
+
+export const EFFECTS: { readonly [N in MachineName]: Handlers<N> } = { fetcher, leader, rlm, walCombiner, walReplica };
+
+/**
+ * Effects that change nothing the invariants read (logs, offsets, Ry, ISR, leadership,
+ * remote metadata, the watch): a step whose effects are all of these leaves its
+ * partition's invariants as they were. Any other effect marks the partition for checking.
+ */
+export const READ_ONLY_EFFECTS: { readonly [N in MachineName]: ReadonlySet<EffectType<N>> } = {
+  fetcher: new Set(['sendFetch', 'sendListOffsets', 'sendOffsetsForLeaderEpoch', 'startWalWait', 'lookupRemoteSegment', 'getRemoteObject', 'startBackoff', 'explain']),
+  leader: new Set(['respondFetch', 'parkFetch', 'respondListOffsets', 'respondOffsetsForLeaderEpoch', 'rejectProduce', 'startIsrCheckTimer']),
+  rlm: new Set(['scheduleTask', 'requestStep', 'explain']),
+  walCombiner: new Set([]),
+  walReplica: new Set(['explain']),
+};

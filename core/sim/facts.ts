@@ -1,0 +1,209 @@
+/**
+ * Facts about the cluster that the machines decide from and the subsystems read: a
+ * replica's log and configs, the leader's view of its offsets, the remote log manager's
+ * candidates, zones and latencies, and KIP-1176's WAL positions. Reads only: nothing here
+ * changes the state.
+ */
+import { effectiveLocalRetentionBytes, effectiveLocalRetentionMs, isCompacted } from '../domain/config.js';
+import { latestEpoch } from '../domain/leader-epoch-cache.js';
+import type { LeaderView } from '../domain/leader-rules.js';
+import { logEndOffset } from '../domain/partition-log.js';
+import { findHighestRemoteOffset } from '../domain/remote-metadata.js';
+import { activeSegmentBreachesLocalTime, copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
+import type { WalChunk } from '../domain/wal.js';
+import type { ReplicaFacts } from '../machines/follower-fetcher.js';
+import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
+import type { WalChunkRef } from '../machines/wal-replica.js';
+import { assert } from '../util/assert.js';
+import type { Sim } from './context.js';
+import { stateName } from './machines.js';
+import { BROKER_KEY, type KernelState, type ReplicaState } from './state.js';
+import type { Endpoint } from './trace.js';
+
+export function replica(state: KernelState, key: string, broker: number): ReplicaState {
+  const r = state.partitions[key].replicaStates[broker];
+  assert(r !== undefined, `broker ${broker} hosts ${key}`);
+  return r;
+}
+
+/** Tiered storage is on for the partition's topic (and the broker's remote storage system). */
+export function tiered(state: KernelState, key: string): boolean {
+  const part = state.partitions[key];
+  return state.brokerConfig['remote.log.storage.system.enable'] && state.topicConfigs[part.topic]['remote.storage.enable'];
+}
+
+export function replicaFacts(state: KernelState, key: string, broker: number): ReplicaFacts {
+  const part = state.partitions[key];
+  return {
+    logEndOffset: logEndOffset(replica(state, key, broker).log),
+    lastTieredOffsetEnabled: state.brokerConfig['follower.fetch.last.tiered.offset.enable'],
+    tiered: tiered(state, key),
+    compacted: isCompacted(state.topicConfigs[part.topic]),
+    leaderEpochs: replica(state, key, broker).log.leaderEpochs,
+  };
+}
+
+export function leaderView(state: KernelState, key: string, broker: number): LeaderView {
+  const part = state.partitions[key];
+  const r = replica(state, key, broker);
+  return {
+    tiered: tiered(state, key),
+    logStartOffset: r.log.logStartOffset,
+    localLogStartOffset: r.log.localLogStartOffset,
+    logEndOffset: logEndOffset(r.log),
+    highWatermark: r.log.highWatermark,
+    highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+    leaderEpoch: part.leaderEpoch,
+  };
+}
+
+/** What the leader machine's events carry: its view, where its current epoch starts, and the time. */
+export function leaderFacts(state: KernelState, key: string, broker: number): { view: LeaderView; leaderEpochStartOffset: number; nowMs: number } {
+  const r = replica(state, key, broker);
+  const part = state.partitions[key];
+  let start = -1;
+  for (const entry of r.log.leaderEpochs) {
+    if (entry[0] === part.leaderEpoch) {
+      start = entry[1];
+      break;
+    }
+  }
+  return { view: leaderView(state, key, broker), leaderEpochStartOffset: start >= 0 ? start : logEndOffset(r.log), nowMs: state.nowMs };
+}
+
+/** The broker has loaded the partition's remote log metadata. */
+export function metadataReady(state: KernelState, key: string, broker: number): boolean {
+  const at = state.partitions[key].metadataReadyAtMs[String(broker)] ?? 0;
+  return state.nowMs >= at;
+}
+
+/** What the remote log manager decides from, at this moment (see domain/retention.ts). */
+export function rlmFacts(state: KernelState, key: string, broker: number): RlmFacts {
+  const part = state.partitions[key];
+  const r = replica(state, key, broker);
+  const log = r.log;
+  const cfg = state.topicConfigs[part.topic];
+  const isTiered = tiered(state, key);
+  const leader = part.leader === broker;
+  const now = state.nowMs;
+  const localMs = isTiered ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
+  const localBytesLimit = isTiered ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
+  const local = localRetentionDeletable({
+    segments: log.segments,
+    highWatermark: log.highWatermark,
+    logStartOffset: log.logStartOffset,
+    highestOffsetInRemoteStorage: isTiered ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
+    retentionBytes: localBytesLimit,
+    retentionMs: localMs,
+    nowMs: now,
+  });
+  const candidate = leader && isTiered ? copyCandidates(log.segments, r.highestOffsetInRemoteStorage, log.logStartOffset, log.highWatermark)[0] ?? null : null;
+  let localOnlyBytes = 0;
+  for (const seg of log.segments) if (seg.baseOffset > r.highestOffsetInRemoteStorage) localOnlyBytes += seg.bytes;
+  const remoteExpired = leader && isTiered && metadataReady(state, key, broker)
+    ? remoteRetentionExpired({ remote: part.remoteMetadata, logStartOffset: log.logStartOffset, localOnlyBytes, retentionBytes: cfg['retention.bytes'], retentionMs: cfg['retention.ms'], nowMs: now })
+    : [];
+  return {
+    tiered: isTiered,
+    copyDisabled: cfg['remote.log.copy.disable'],
+    metadataReady: metadataReady(state, key, broker),
+    candidate,
+    localDeletable: local.deletable,
+    localStoppedBy: local.stoppedBy,
+    rollActive: isTiered && activeSegmentBreachesLocalTime(log.segments[log.segments.length - 1], localMs, now),
+    remoteExpired,
+  };
+}
+
+/** The remote log manager's task is due: what it learns first (RLMTask's metadata and Ry). */
+export function rlmTaskEvent(state: KernelState, broker: number, key: string, timerId: number): RemoteLogManagerEvent {
+  const part = state.partitions[key];
+  const r = replica(state, key, broker);
+  return {
+    type: 'rlm.taskDue',
+    timerId,
+    metadataReady: metadataReady(state, key, broker),
+    highestRemoteOffset: tiered(state, key) ? findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)) : -1,
+    highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+    tiered: tiered(state, key),
+  };
+}
+
+/** A broker's zone; a client (producer or consumer) is in `model.clientZone`, or else the partition leader's zone. */
+export function zoneOf(state: KernelState, e: Endpoint, key: string): string {
+  if (typeof e !== 'number' && state.model.clientZone !== '') return state.model.clientZone;
+  const part = state.partitions[key];
+  const id = typeof e === 'number' ? e : part.leader >= 0 ? part.leader : 0;
+  return state.brokers[id]?.zone ?? 'a';
+}
+
+/** One network hop: same zone or cross zone. */
+export function latencyMs(state: KernelState, a: Endpoint, b: Endpoint, key: string): number {
+  return zoneOf(state, a, key) === zoneOf(state, b, key) ? state.model.sameZoneLatencyMs : state.model.crossZoneLatencyMs;
+}
+
+/** The machine's current state, `a.b.c` ('' when there is no such machine). */
+export function machineState(s: Sim, broker: number, key: string, name: Parameters<Sim['machineSnapshot']>[2]): string {
+  const snap = s.machineSnapshot(broker, key, name);
+  return snap === undefined ? '' : stateName(snap.value);
+}
+
+// ---------------------------------------------------------------- KIP-1176
+
+/** The topic replicates its active segment through the fast store. */
+export function walEnabled(state: KernelState, key: string): boolean {
+  const part = state.partitions[key];
+  return state.topicConfigs[part.topic]['wal.enable'];
+}
+
+/**
+ * The first offset the WAL holds for the partition in the current leader epoch: the
+ * oldest live chunk of this epoch, or where the leader started writing chunks. Below it a
+ * follower is served records the classic way (a new or lagging replica catching up).
+ */
+export function walStartOffset(state: KernelState, key: string): number {
+  const part = state.partitions[key];
+  for (const id of state.wal.live[key] ?? []) {
+    const c = state.wal.chunks[String(id)];
+    if (c !== undefined && c.leaderEpoch === part.leaderEpoch) return c.baseOffset;
+  }
+  return state.wal.next[key] ?? Number.MAX_SAFE_INTEGER;
+}
+
+/** True while the leader's last WAL PUT failed and wal.fallback.fetch.enable is on. */
+export function walFallbackActive(s: Sim, broker: number): boolean {
+  return s.state.brokerConfig['wal.fallback.fetch.enable'] && machineState(s, broker, BROKER_KEY, 'walCombiner') === 'retrying';
+}
+
+/** The leader answers a follower's Fetch at `fetchOffset` without records: the WAL carries them. */
+export function walServes(s: Sim, key: string, leader: number, fetchOffset: number): boolean {
+  if (!walEnabled(s.state, key) || walFallbackActive(s, leader)) return false;
+  return fetchOffset >= walStartOffset(s.state, key) && fetchOffset <= logEndOffset(replica(s.state, key, leader).log);
+}
+
+/** Bytes appended to the WAL partitions `broker` leads and not yet in an object. */
+export function combinerFacts(state: KernelState, broker: number): { pendingBytes: number; maxBytes: number } {
+  let pendingBytes = 0;
+  for (const key of state.partitionOrder) {
+    const part = state.partitions[key];
+    if (part.leader !== broker || !walEnabled(state, key)) continue;
+    const next = state.wal.next[key] ?? Number.MAX_SAFE_INTEGER;
+    const log = replica(state, key, broker).log;
+    for (let i = log.segments.length - 1; i >= 0; i--) {
+      const seg = log.segments[i];
+      for (let j = seg.batches.length - 1; j >= 0 && seg.batches[j].baseOffset >= next; j--) pendingBytes += seg.batches[j].bytes;
+      if (seg.baseOffset <= next) break;
+    }
+  }
+  return { pendingBytes, maxBytes: state.brokerConfig['wal.combine.max.bytes'] };
+}
+
+/** What a replica's WAL machine keeps of a chunk. */
+export function chunkRef(c: WalChunk): WalChunkRef {
+  return { id: c.id, objectKey: c.objectKey, range: [c.range[0], c.range[1]], baseOffset: c.baseOffset, lastOffset: c.lastOffset, leaderEpoch: c.leaderEpoch };
+}
+
+/** The replica's last epoch, as the fetcher's `lastFetchedEpoch` starts. */
+export function lastEpochOf(state: KernelState, key: string, broker: number): number {
+  return latestEpoch(replica(state, key, broker).log.leaderEpochs);
+}

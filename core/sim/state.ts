@@ -1,0 +1,319 @@
+/**
+ * The kernel's state: plain data (JSON values only), so a checkpoint is a copy of it and a
+ * run continues from that copy with the same trace. Every subsystem reads and writes this
+ * state through its `Sim` context (core/sim/context.ts); nothing here runs.
+ */
+import type { BrokerConfig, ModelKnobs, TopicConfig } from '../domain/config.js';
+import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
+import type { Prices } from '../domain/prices.js';
+import type { ApiName } from '../domain/protocol.js';
+import type { RemoteSegmentMetadata } from '../domain/remote-metadata.js';
+import type { PendingChunk, WalChunk, WalObject } from '../domain/wal.js';
+import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object-store.js';
+import { assert } from '../util/assert.js';
+import type { CrossZoneBytes, StoreCounters, Usage } from './costs.js';
+import type { EventQueue } from './event-queue.js';
+import type { InvariantWatch, Violation } from './invariants.js';
+import type { PrngState } from './prng.js';
+import type { Endpoint, TraceEntry } from './trace.js';
+
+/** The pseudo partition key of per-broker machines (the WAL combiner). */
+export const BROKER_KEY = '__broker';
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+/** KIP-1176's WAL state of the cluster (docs/protocol.md, KIP-1176). */
+export interface WalState {
+  nextObjectSeq: number;
+  /** Next offset of the WAL metadata topic. */
+  nextChunkId: number;
+  /** Per partition: the leader's next offset to put into a chunk. */
+  next: Record<string, number>;
+  /** Per partition: ids of the published chunks whose objects still exist, oldest first. */
+  live: Record<string, number[]>;
+  /** PUTs in flight, by `broker|requestId`. */
+  inflight: Record<string, { objectKey: string; chunks: PendingChunk[] }>;
+  objects: Record<string, WalObject>;
+  /** Objects by broker, oldest first (deletion scans from the front). */
+  objectOrder: Record<string, string[]>;
+  /** Published chunks by id, while their metadata record is retained or their object lives. */
+  chunks: Record<string, WalChunk>;
+  /** The WAL metadata topic's retained records (chunk ids), oldest first. */
+  metadata: number[];
+  /** Chunk batches read by a replica, by `broker|key|requestId`, until appended. */
+  reads: Record<string, RecordBatch[]>;
+  /** Elections waiting for the elected replica to sync the tail from the WAL, by partition. */
+  tailSync: Record<string, { broker: number; rule: string; previous: number }>;
+}
+
+export interface ReplicaState {
+  broker: number;
+  log: PartitionLog;
+  /** In memory only: lost on restart, -1 until learned. Never decreases while up. */
+  highestOffsetInRemoteStorage: number;
+}
+
+export interface ParkedFetch {
+  msgId: number;
+  msg: Message;
+}
+
+export interface PendingAck {
+  msgId: number;
+  lastOffset: number;
+  sentMs: number;
+  records: number;
+}
+
+export interface PartitionState {
+  key: string;
+  topic: string;
+  partition: number;
+  replicas: number[];
+  leader: number;
+  leaderEpoch: number;
+  isr: number[];
+  /** Cluster-wide remote log metadata (topic-based RLMM), every state change kept. */
+  remoteMetadata: RemoteSegmentMetadata[];
+  /** Per broker: until then its remote log metadata for this partition is loading. */
+  metadataReadyAtMs: Record<string, number>;
+  replicaStates: Record<string, ReplicaState>;
+  /** Fetches held in the long poll, by message id (ascending). */
+  parked: ParkedFetch[];
+  pendingAcks: PendingAck[];
+  nextSequence: number;
+}
+
+export interface BrokerState {
+  id: number;
+  zone: string;
+  alive: boolean;
+}
+
+export interface Message {
+  msgId: number;
+  correlationId: number;
+  api: ApiName;
+  dir: 'request' | 'response';
+  source: Endpoint;
+  target: Endpoint;
+  key: string;
+  requestId: number;
+  body: Record<string, unknown>;
+}
+
+export interface ConsumerState {
+  id: number;
+  key: string;
+  broker: number;
+  nextOffset: number;
+  remaining: number;
+  local: number;
+  remote: number;
+}
+
+/** The objects a KIP-405 copy writes for one segment (RemoteStorageManager.copyLogSegmentData). */
+export type SegmentObjectKind = 'log' | 'offsetIndex' | 'leaderEpochCheckpoint' | 'producerSnapshot';
+
+/**
+ * What an object-store request was for: the subsystem its completion goes back to. The
+ * trace names it as a `purpose` string (`purposeOf`).
+ */
+export type StoreCompletion =
+  /** One of the objects of a segment copy (the remote log manager's RLMCopyTask). */
+  | { for: 'copy'; object: SegmentObjectKind }
+  /** One of the objects of a remote segment being deleted (retention or a failed copy). */
+  | { for: 'remoteDelete' }
+  /** Tiering turned off with remote.log.delete.on.disable: nothing waits for the answer. */
+  | { for: 'deleteOnDisable' }
+  /** A follower building its remote auxiliary state reads the segment's checkpoint or snapshot. */
+  | { for: 'auxState'; object: 'leaderEpochCheckpoint' | 'producerSnapshot' }
+  /** A consumer's ranged read below the Local-Log-Start-Offset. */
+  | { for: 'consumerRead' }
+  /** KIP-1176: the combiner's PUT of one WAL object. */
+  | { for: 'walPut' }
+  /** KIP-1176: a follower's ranged GET of its chunk. */
+  | { for: 'walChunk' }
+  /** KIP-1176: a WAL object deleted once tiered, past retention or orphaned. */
+  | { for: 'walDelete' };
+
+/** The `purpose` the trace gives a store request (field of the JSON output, unchanged). */
+export function purposeOf(c: StoreCompletion): string {
+  switch (c.for) {
+    case 'copy':
+      return `copy:${c.object}`;
+    case 'remoteDelete':
+      return 'delete';
+    case 'auxState':
+      return c.object;
+    case 'deleteOnDisable':
+    case 'consumerRead':
+    case 'walPut':
+    case 'walChunk':
+    case 'walDelete':
+      return c.for;
+  }
+}
+
+/** Machines woken by a timer the kernel keeps for them. */
+export type TimedMachine = 'fetcher' | 'rlm' | 'walCombiner' | 'walReplica';
+
+/** Everything the kernel's queue holds; `core/sim/kernel.ts` maps each kind to its handler. */
+export type KernelEvent =
+  | { kind: 'timeline'; index: number }
+  | { kind: 'deliver'; msg: Message }
+  | { kind: 'machineTimer'; machine: TimedMachine; broker: number; key: string; timerId: number }
+  | { kind: 'walChunkDelivered'; broker: number; key: string; chunkId: number }
+  | { kind: 'walLogChanged'; broker: number; key: string }
+  | { kind: 'fetchWaitExpired'; key: string; msgId: number }
+  | { kind: 'remoteSegmentLookedUp'; broker: number; key: string; requestId: number; epoch: number; offset: number }
+  | { kind: 'storeDone'; broker: number; key: string; requestId: number; completion: StoreCompletion; store: StoreName; objectKey: string; result: ObjectStoreResult }
+  | { kind: 'consumerFetch'; consumerId: number }
+  | { kind: 'rlmStep'; broker: number; key: string; requestId: number }
+  | { kind: 'isrCheck'; broker: number; key: string; timerId: number };
+
+export type KernelEventOf<K extends KernelEvent['kind']> = Extract<KernelEvent, { kind: K }>;
+
+/** KIP-1176 figures of a run (`metrics.wal` in the JSON). */
+export interface WalMetrics {
+  objectsPut: number;
+  bytesPut: number;
+  putFailures: number;
+  chunksPublished: number;
+  chunksApplied: number;
+  bytesApplied: number;
+  chunksDroppedStaleEpoch: number;
+  objectsDeleted: number;
+  tailSyncs: number;
+  metadata: { records: number; bytes: number; retainedRecords: number; retainedBytes: number; peakRetainedRecords: number; peakRetainedBytes: number; crossZoneBytes: number };
+}
+
+export function emptyWalMetrics(): WalMetrics {
+  return {
+    objectsPut: 0,
+    bytesPut: 0,
+    putFailures: 0,
+    chunksPublished: 0,
+    chunksApplied: 0,
+    bytesApplied: 0,
+    chunksDroppedStaleEpoch: 0,
+    objectsDeleted: 0,
+    tailSyncs: 0,
+    metadata: { records: 0, bytes: 0, retainedRecords: 0, retainedBytes: 0, peakRetainedRecords: 0, peakRetainedBytes: 0, crossZoneBytes: 0 },
+  };
+}
+
+export interface Metrics {
+  requests: Record<string, number>;
+  /** Consumer reads served from remote storage, per broker. */
+  remoteReads: Record<string, { count: number; bytes: number }>;
+  bytesFetchedByFollowers: number;
+  produced: { records: number; bytes: number };
+  wal: WalMetrics;
+  /** Bytes that crossed between zones (core/sim/costs.ts). */
+  crossZoneBytes: CrossZoneBytes;
+  /** Requests billed by each object store, and the bytes they moved. */
+  objectStore: Record<StoreName, StoreCounters>;
+  [name: string]: unknown;
+}
+
+export interface KernelState {
+  nowMs: number;
+  nextMsgId: number;
+  nextCorrelationId: number;
+  nextConsumerId: number;
+  stepCount: number;
+  prng: PrngState;
+  queue: EventQueue<KernelEvent>;
+  brokers: BrokerState[];
+  brokerConfig: BrokerConfig;
+  topicConfigs: Record<string, TopicConfig>;
+  model: ModelKnobs;
+  partitions: Record<string, PartitionState>;
+  partitionOrder: string[];
+  storeAvailable: Record<StoreName, boolean>;
+  /** Extra latency of every request to a store (throttling), ms. */
+  storeExtraLatencyMs: Record<StoreName, number>;
+  /** Brokers cut off from the other brokers by a network partition. */
+  isolated: Record<string, true>;
+  consumers: Record<string, ConsumerState>;
+  /** Object-store requests issued together (a copy's PUTs, a delete's DELETEs), by broker|partition|requestId. */
+  storeGroups: Record<string, { kind: 'copy' | 'delete'; segmentId: string; remaining: number; ok: boolean; error: string | null }>;
+  nextSegmentSeq: number;
+  /** What the invariants remember between steps (core/sim/invariants.ts owns it). */
+  watch: InvariantWatch;
+  /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
+  produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
+  /** Consumer Fetches waiting for a remote read, by message id. */
+  pendingConsumerReads: Record<string, { msg: Message; batchBaseOffsets: number[] }>;
+  violations: Violation[];
+  violationKeys: Record<string, true>;
+  metrics: Metrics;
+  wal: WalState;
+  /** The prices of this run: defaults and the scenario's `prices` (core/domain/prices.ts). */
+  prices: Prices;
+  /** Billable transfer and stored bytes over time, for the cost (core/sim/costs.ts). */
+  usage: Usage;
+}
+
+export interface Checkpoint {
+  seed: number;
+  state: KernelState;
+  /**
+   * The machines' snapshots. XState snapshots are immutable values (every transition makes a
+   * new one), so a checkpoint holds them as they are; through JSON they become `{ value,
+   * context, ... }`, which `restore` resolves again.
+   */
+  machines: Record<string, unknown>;
+  store: Record<StoreName, Record<string, StoredObject>>;
+  /**
+   * The trace up to `traceLength`. The kernel only appends to its trace, so a checkpoint
+   * shares the array rather than copying it (entries past `traceLength` are not its own).
+   */
+  trace: TraceEntry[];
+  /** Entries of `trace` at the checkpoint (absent: all of them). */
+  traceLength?: number;
+}
+
+/** Plain-data deep copy through JSON (checkpointed machine snapshots read back). */
+export function cloneJson<T>(x: T): T {
+  return JSON.parse(JSON.stringify(x)) as T;
+}
+
+/**
+ * A deep copy of plain data as a JSON round trip makes it (fields holding undefined
+ * dropped, undefined in arrays and non-finite numbers as null, -0 as 0), except that what
+ * never changes once written is shared: record batches (copying the lists that hold them is
+ * enough; a rolled segment's list is shared too) and a remote segment's batch index. This
+ * keeps checkpoints cheap on long runs.
+ * A direct walk: several times faster than JSON with a replacer and a reviver.
+ */
+export function copyState<T>(x: T): T {
+  return copyPlain(x) as T;
+}
+
+function copyPlain(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const e = v[i];
+      out[i] = e === undefined || typeof e === 'function' || typeof e === 'symbol' ? null : copyPlain(e);
+    }
+    return out;
+  }
+  assert(typeof (v as { toJSON?: unknown }).toJSON !== 'function', 'kernel state holds plain data');
+  const out: Record<string, unknown> = {};
+  // A rolled segment's batch list never changes (appends go to the active segment; a
+  // truncation replaces the list): it is shared, not copied.
+  const rolled = (v as { rolled?: unknown }).rolled === true;
+  for (const k of Object.keys(v)) {
+    const e = (v as Record<string, unknown>)[k];
+    if (e === undefined || typeof e === 'function' || typeof e === 'symbol') continue;
+    out[k] = k === 'batches' && Array.isArray(e) ? (rolled ? e : e.slice()) : k === 'batchIndex' ? e : copyPlain(e);
+  }
+  return out;
+}

@@ -1,0 +1,264 @@
+/**
+ * KIP-405's tiering, executed for the remote log manager (RemoteLogManager's RLMCopyTask and
+ * RLMExpirationTask): copying a rolled segment with its offset index, leader-epoch checkpoint
+ * and producer snapshot; remote segment metadata and its state transitions; deleting remote
+ * segments (retention raises Log-Start-Offset first); local retention; the highest offset in
+ * remote storage (Ry); and the follower's look-up of a remote segment for its auxiliary state.
+ */
+import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, truncateFromStart as truncateEpochsFromStart } from '../domain/leader-epoch-cache.js';
+import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../domain/partition-log.js';
+import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../domain/producer-state.js';
+import { type RemoteSegmentMetadata, batchIndexOf, findRemoteSegment, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
+import { type SegmentRange, isRetentionRule } from '../domain/retention.js';
+import type { StoredObject } from '../ports/object-store.js';
+import { assert } from '../util/assert.js';
+import type { Sim } from './context.js';
+import { metadataReady, replica, tiered } from './facts.js';
+import { checkLocalDelete, checkRemoteTransition } from './invariants.js';
+import { changeLocalLog, localLogBytesChanged } from './replica-log.js';
+import { storeOp } from './store.js';
+import type { KernelEventOf, SegmentObjectKind } from './state.js';
+
+/** The objects a copy writes: the segment, its offset index, the leader-epoch checkpoint and the producer snapshot. */
+export function segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {
+  const index = batches.map((b) => `${b.baseOffset}`).join('\n');
+  const cp = formatCheckpoint(epochs);
+  const snap = formatProducerSnapshot(producers);
+  return [
+    [meta.objectKeys.log, { bytes: meta.sizeBytes, body: { kind: 'segment', batches } }, 'log'],
+    [meta.objectKeys.offsetIndex, { bytes: batches.length * 8, body: { kind: 'text', text: index } }, 'offsetIndex'],
+    [meta.objectKeys.leaderEpochCheckpoint, { bytes: cp.length, body: { kind: 'text', text: cp } }, 'leaderEpochCheckpoint'],
+    [meta.objectKeys.producerSnapshot, { bytes: producerSnapshotBytes(producers), body: { kind: 'text', text: snap } }, 'producerSnapshot'],
+  ];
+}
+
+/** The object keys of a remote segment, in the order a delete removes them. */
+export function segmentObjectKeys(meta: RemoteSegmentMetadata): string[] {
+  return [meta.objectKeys.log, meta.objectKeys.offsetIndex, meta.objectKeys.leaderEpochCheckpoint, meta.objectKeys.producerSnapshot];
+}
+
+/** RLMCopyTask: COPY_SEGMENT_STARTED, then the segment's objects are PUT together. */
+export function startCopy(s: Sim, broker: number, key: string, requestId: number, baseOffset: number, endOffset: number): void {
+  const state = s.state;
+  const part = state.partitions[key];
+  const r = replica(state, key, broker);
+  const seg = r.log.segments.find((x) => x.baseOffset === baseOffset && x.endOffset === endOffset);
+  assert(seg !== undefined && seg.rolled, `copy candidate ${baseOffset}-${endOffset} is a rolled local segment`);
+  const segmentId = `${part.topic}-${part.partition}-${baseOffset}-${state.nextSegmentSeq++}`;
+  const meta: RemoteSegmentMetadata = {
+    segmentId,
+    topic: part.topic,
+    partition: part.partition,
+    baseOffset,
+    endOffset,
+    state: 'COPY_SEGMENT_STARTED',
+    brokerId: broker,
+    segmentLeaderEpochs: segmentLeaderEpochs(r.log.leaderEpochs, baseOffset, endOffset),
+    sizeBytes: seg.bytes,
+    maxTimestampMs: seg.maxTimestampMs,
+    objectKeys: objectKeysFor(part.topic, part.partition, baseOffset, segmentId),
+    batchIndex: batchIndexOf(seg.batches),
+  };
+  part.remoteMetadata.push(meta);
+  s.emit({ atMs: state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
+  const objects = segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
+  state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
+  for (const [objectKey, object, what] of objects) {
+    storeOp(s, broker, key, { op: 'put', store: 'tiered', key: objectKey, object }, requestId, { for: 'copy', object: what });
+  }
+}
+
+/** COPY_SEGMENT_FINISHED: the segment is readable from remote storage, and Ry moves up to its end. */
+export function finishCopy(s: Sim, broker: number, key: string, segmentId: string, endOffset: number): void {
+  setRemoteSegmentState(s, key, segmentId, 'COPY_SEGMENT_FINISHED');
+  raiseHighestOffsetInRemoteStorage(s, broker, key, endOffset, 'copyFinished');
+}
+
+/** Ry never decreases while the broker is up. */
+export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: string, offset: number, rule: string): void {
+  const part = s.state.partitions[key];
+  const r = replica(s.state, key, broker);
+  if (offset <= r.highestOffsetInRemoteStorage) return;
+  const from = r.highestOffsetInRemoteStorage;
+  r.highestOffsetInRemoteStorage = offset;
+  s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, rule });
+}
+
+/** A copy failed: traced, and the objects it may have written are deleted. */
+export function abortCopy(s: Sim, broker: number, key: string, requestId: number, segmentId: string, error: string | null): void {
+  const part = s.state.partitions[key];
+  s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'copyFailed', broker, topic: part.topic, partition: part.partition, segmentId, error, rule: 'copyFailed' });
+  startRemoteDelete(s, broker, key, requestId, segmentId, 'copyFailed');
+}
+
+/** DELETE_SEGMENT_STARTED and the segment's objects deleted together. */
+export function startRemoteDelete(s: Sim, broker: number, key: string, requestId: number, segmentId: string, rule: string): void {
+  const state = s.state;
+  const part = state.partitions[key];
+  const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
+  assert(meta !== undefined, `remote segment ${segmentId} exists`);
+  // Kafka's RLMExpirationTask raises Log-Start-Offset before it deletes anything, so no
+  // offset at or above the log start is ever in a segment being deleted.
+  const r = replica(state, key, broker);
+  if (isRetentionRule(rule) && meta.endOffset + 1 > r.log.logStartOffset) {
+    const from = r.log.logStartOffset;
+    changeLocalLog(s, r, () => maybeIncrementLogStartOffset(r.log, meta.endOffset + 1));
+    if (r.log.logStartOffset !== from) {
+      s.emit({ atMs: state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
+    }
+  }
+  setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_STARTED');
+  s.emit({ atMs: state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
+  const keys = segmentObjectKeys(meta);
+  state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'delete', segmentId, remaining: keys.length, ok: true, error: null };
+  for (const k of keys) storeOp(s, broker, key, { op: 'delete', store: 'tiered', key: k }, requestId, { for: 'remoteDelete' });
+}
+
+/** One object of a copy or a delete is done; the last one tells the remote log manager how the whole went. */
+export function onSegmentObjectDone(s: Sim, ev: KernelEventOf<'storeDone'>): void {
+  const id = `${ev.broker}|${ev.key}|${ev.requestId}`;
+  const g = s.state.storeGroups[id];
+  if (g === undefined) return;
+  g.remaining--;
+  if (!ev.result.ok) {
+    g.ok = false;
+    g.error ??= ev.result.error ?? 'error';
+  }
+  if (g.remaining > 0) return;
+  delete s.state.storeGroups[id];
+  s.deliver(ev.broker, ev.key, 'rlm', {
+    type: g.kind === 'copy' ? 'rlm.copyCompleted' : 'rlm.deleteCompleted',
+    requestId: ev.requestId,
+    segmentId: g.segmentId,
+    ok: g.ok,
+    error: g.error,
+  });
+}
+
+/** Local retention removes the oldest local segments; a tiered topic keeps its log start. */
+export function deleteLocalSegments(s: Sim, broker: number, key: string, segments: SegmentRange[]): void {
+  const state = s.state;
+  const part = state.partitions[key];
+  const r = replica(state, key, broker);
+  const now = state.nowMs;
+  const isTiered = tiered(state, key);
+  for (const range of segments) {
+    const first = r.log.segments[0];
+    if (r.log.segments.length < 2 || first.baseOffset !== range.baseOffset) break;
+    for (const v of checkLocalDelete(now, key, broker, first, r.log.logStartOffset, r.highestOffsetInRemoteStorage, isTiered, part.remoteMetadata)) s.addViolation(v);
+    r.log.segments.shift();
+    localLogBytesChanged(s, -first.bytes);
+    s.emit({
+      atMs: now, type: 'log', action: 'localSegmentDeleted', broker, topic: part.topic, partition: part.partition,
+      baseOffset: first.baseOffset, endOffset: first.endOffset, bytes: first.bytes, rule: isTiered ? 'localRetention' : 'logRetention',
+    });
+  }
+  const newStart = r.log.segments[0].baseOffset;
+  if (isTiered) {
+    r.log.localLogStartOffset = Math.max(r.log.localLogStartOffset, newStart);
+  } else {
+    changeLocalLog(s, r, () => maybeIncrementLogStartOffset(r.log, newStart));
+    r.log.localLogStartOffset = Math.max(r.log.localLogStartOffset, newStart);
+  }
+}
+
+/** The active segment is rolled so that local time retention can upload and delete it. */
+export function rollActiveSegment(s: Sim, broker: number, key: string): void {
+  const part = s.state.partitions[key];
+  const r = replica(s.state, key, broker);
+  const active = r.log.segments[r.log.segments.length - 1];
+  if (active.endOffset < active.baseOffset) return;
+  roll(r.log, s.state.nowMs);
+  s.emit({ atMs: s.state.nowMs, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: active.endOffset + 1, rule: 'rollForLocalRetention' });
+}
+
+/**
+ * Every remote segment state change goes through here, so the forward-only invariant
+ * sees each one (the remote log manager's copy and delete steps use it).
+ */
+export function setRemoteSegmentState(s: Sim, key: string, segmentId: string, to: RemoteSegmentMetadata['state']): void {
+  const part = s.state.partitions[key];
+  const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
+  assert(meta !== undefined, `remote segment ${segmentId} of ${key} exists`);
+  for (const v of checkRemoteTransition(s.state.nowMs, key, segmentId, meta.state, to)) s.addViolation(v);
+  const from = meta.state;
+  if (from === to) return; // an idempotent re-publish: nothing changes
+  meta.state = to;
+  s.emit({ atMs: s.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
+}
+
+/**
+ * Tiering turned off on a topic. Kafka (KIP-950) only allows this with
+ * remote.log.delete.on.disable: the remote data is deleted and Log-Start-Offset moves to
+ * the local log start on every replica. The in-memory Ry stays as it was (it never
+ * decreases), which is how a stale Ry below Log-Start-Offset arises when tiering is
+ * enabled again.
+ */
+export function deleteRemoteOnDisable(s: Sim, key: string): void {
+  const state = s.state;
+  const part = state.partitions[key];
+  const now = state.nowMs;
+  for (const r of Object.values(part.replicaStates)) {
+    if (r.log.logStartOffset < r.log.localLogStartOffset) {
+      const from = r.log.logStartOffset;
+      r.log.logStartOffset = r.log.localLogStartOffset;
+      truncateEpochsFromStart(r.log.leaderEpochs, r.log.logStartOffset);
+      s.emit({ atMs: now, type: 'log', action: 'logStartOffsetRaised', broker: r.broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteDeletedOnDisable' });
+    }
+  }
+  for (const m of part.remoteMetadata) {
+    if (m.state !== 'COPY_SEGMENT_FINISHED' && m.state !== 'COPY_SEGMENT_STARTED') continue;
+    setRemoteSegmentState(s, key, m.segmentId, 'DELETE_SEGMENT_STARTED');
+    for (const objectKey of segmentObjectKeys(m)) {
+      storeOp(s, part.leader >= 0 ? part.leader : m.brokerId, key, { op: 'delete', store: 'tiered', key: objectKey }, 0, { for: 'deleteOnDisable' });
+    }
+    setRemoteSegmentState(s, key, m.segmentId, 'DELETE_SEGMENT_FINISHED');
+  }
+}
+
+/** The follower's look-up of the remote segment its auxiliary state is built from. */
+export function onRemoteSegmentLookup(s: Sim, ev: KernelEventOf<'remoteSegmentLookedUp'>): void {
+  if (!s.state.brokers[ev.broker].alive) return;
+  const part = s.state.partitions[ev.key];
+  const ready = metadataReady(s.state, ev.key, ev.broker);
+  const found = ready ? findRemoteSegment(part.remoteMetadata, ev.epoch, ev.offset) : undefined;
+  s.emit({
+    atMs: s.state.nowMs,
+    type: 'remoteMetadata',
+    action: 'lookup',
+    broker: ev.broker,
+    topic: part.topic,
+    partition: part.partition,
+    epoch: ev.epoch,
+    offset: ev.offset,
+    found: found ? found.segmentId : null,
+    rule: found ? 'remoteSegmentFound' : ready ? 'remoteSegmentNotFound' : 'remoteMetadataLoading',
+  });
+  s.deliver(ev.broker, ev.key, 'fetcher', {
+    type: 'remoteSegment.lookedUp',
+    requestId: ev.requestId,
+    found: found
+      ? {
+          segmentId: found.segmentId,
+          baseOffset: found.baseOffset,
+          endOffset: found.endOffset,
+          keys: { leaderEpochCheckpoint: found.objectKeys.leaderEpochCheckpoint, producerSnapshot: found.objectKeys.producerSnapshot },
+        }
+      : null,
+    reason: found ? null : ready ? 'previous remote log segment metadata was not found' : 'remote log metadata is still loading',
+  });
+}
+
+/** A follower's read of a remote segment's checkpoint or producer snapshot completed. */
+export function onAuxStateRead(s: Sim, ev: KernelEventOf<'storeDone'>, object: 'leaderEpochCheckpoint' | 'producerSnapshot'): void {
+  const body = ev.result.object?.body;
+  const text = body?.kind === 'text' ? body.text : '';
+  s.deliver(ev.broker, ev.key, 'fetcher', {
+    type: 'objectStore.getCompleted',
+    requestId: ev.requestId,
+    ok: ev.result.ok,
+    error: ev.result.error ?? null,
+    ...(ev.result.ok && object === 'leaderEpochCheckpoint' ? { leaderEpochs: parseCheckpoint(text) } : {}),
+    ...(ev.result.ok && object === 'producerSnapshot' ? { producers: JSON.parse(text) as ProducerEntry[] } : {}),
+  });
+}
