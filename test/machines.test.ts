@@ -959,7 +959,7 @@ describe('leaderPartitionMachine', () => {
     const r = lead([assumed(isr), produceReceived(10, acks, minIsr)]);
     expect(types(r.lastEffects)).toEqual(expected);
     if (expected[0] === 'rejectProduce') {
-      expect(r.lastEffects[0].params).toEqual({ msgId: 79, error: 'NOT_ENOUGH_REPLICAS', rule: 'minInsyncReplicas' });
+      expect(r.lastEffects[0].params).toEqual({ error: 'NOT_ENOUGH_REPLICAS', rule: 'minInsyncReplicas' });
     } else {
       expect(r.lastEffects[0].params).toEqual({ msgId: 79, records: 10, acks });
     }
@@ -1255,7 +1255,7 @@ describe('remoteLogManagerMachine', () => {
       const cleaned = rlm([deleted(true, SEG0)], failed);
       expect(stateOf(cleaned.snapshot)).toBe('idle');
       expect(cleaned.lastEffects).toEqual([
-        { type: 'finishRemoteDelete', params: { segmentId: SEG0, raiseLogStartOffset: false } },
+        { type: 'finishRemoteDelete', params: { segmentId: SEG0 } },
         { type: 'scheduleTask', params: { timerId: 5, after: 'interval' } },
       ]);
 
@@ -1283,13 +1283,13 @@ describe('remoteLogManagerMachine', () => {
   });
 
   describe('remote retention', () => {
-    test('deletingRemote: deleteCompleted ok -> finishRemoteDelete(raiseLogStartOffset) + requestStep, then the next expired one', () => {
+    test('deletingRemote: deleteCompleted ok -> finishRemoteDelete + requestStep (Log-Start-Offset was raised when the delete started), then the next expired one', () => {
       // Goal: DELETE_SEGMENT_FINISHED and LSO = end + 1, one segment at a time (PROTOCOL 5, remote retention).
       // Method: two expired segments; the kernel's facts shrink after the first delete.
       const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(true, SEG0)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('running');
       expect(r.lastEffects).toEqual([
-        { type: 'finishRemoteDelete', params: { segmentId: SEG0, raiseLogStartOffset: true } },
+        { type: 'finishRemoteDelete', params: { segmentId: SEG0 } },
         { type: 'requestStep', params: { requestId: 4 } },
       ]);
       const s = rlm([rstep({ remoteExpired: EXPIRED.slice(1) }), deleted(true, SEG50), rstep()], r);

@@ -52,9 +52,16 @@ export function faultSchedule(s: Scenario, seed: number, kinds: readonly FaultKi
         add(at + lasts, { kind: 'setConfig', values: { [key]: false } });
         break;
       }
+      default:
+        return unknownFault(kind);
     }
   }
   return out;
+}
+
+/** Every fault kind has a case in faultSchedule: a new kind fails to compile until it does. */
+function unknownFault(kind: never): never {
+  throw new Error(`unknown fault kind ${String(kind)}`);
 }
 
 /** The scenario with the seed's faults merged into its timeline (stable order: time, then the scenario's events first). */

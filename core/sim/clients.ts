@@ -5,7 +5,6 @@
  * a tiered topic with a ranged GET of the remote segment (RemoteLogManager.read).
  */
 import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../domain/partition-log.js';
-import type { KafkaError } from '../domain/protocol.js';
 import type { Acks } from '../scenario/types.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
@@ -13,7 +12,7 @@ import { combinerFacts, latencyMs, leaderFacts, replica, tiered, walEnabled, zon
 import { releaseParked, reply } from './network.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, type KernelEventOf, type Message, type PendingAck, partitionKey } from './state.js';
+import { BROKER_KEY, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from './state.js';
 
 /** A produce request reaches the partition's leader (or is refused when there is none). */
 export function produce(s: Sim, topic: string, partition: number, records: number, acks: Acks): void {
@@ -127,7 +126,7 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
   const c = state.consumers[String(consumerId)];
   if (c === undefined) return;
   const part = state.partitions[c.key];
-  const msg: Message = {
+  const msg: RequestOf<'Fetch'> = {
     msgId: state.nextMsgId++,
     correlationId: state.nextCorrelationId++,
     api: 'Fetch',
@@ -143,13 +142,13 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
 }
 
 /** A consumer Fetch: below the local log start of a tiered topic it is read from remote storage. */
-export function onConsumerFetch(s: Sim, msg: Message): void {
+export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
   const broker = msg.target as number;
   const part = s.state.partitions[msg.key];
   const r = part.replicaStates[String(broker)];
   if (r === undefined) return reply(s, msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notReplica' }, broker);
-  const offset = msg.body.fetchOffset as number;
-  const maxBytes = msg.body.maxBytes as number;
+  const offset = msg.body.fetchOffset;
+  const maxBytes = msg.body.maxBytes;
   const log = r.log;
   if (offset < log.logStartOffset || offset > logEndOffset(log)) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'consumerOutOfRange' }, broker);
   if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
@@ -195,13 +194,13 @@ export function onConsumerRemoteRead(s: Sim, ev: KernelEventOf<'storeDone'>): vo
   reply(s, pending.msg, { error: null, batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset }, ev.broker);
 }
 
-export function onConsumerResponse(s: Sim, msg: Message): void {
+export function onConsumerResponse(s: Sim, msg: ResponseOf<'Fetch'>): void {
   const state = s.state;
   const c = state.consumers[String(msg.requestId)];
   if (c === undefined) return;
   const part = state.partitions[c.key];
-  const batches = (msg.body.batches as RecordBatch[] | undefined) ?? [];
-  const error = msg.body.error as KafkaError | null;
+  const batches = msg.body.batches ?? [];
+  const error = msg.body.error;
   let n = 0;
   for (const b of batches) n += b.lastOffset - Math.max(b.baseOffset, c.nextOffset) + 1;
   // A Fetch may return more than the consumer asked for; it reads only what it wanted.

@@ -10,7 +10,7 @@ import type { ObjectStoreBackend } from '../ports/object-store.js';
 import type { Scenario } from '../scenario/types.js';
 import type { Violation } from './invariants.js';
 import type { MachineEvents, MachineName } from './machines.js';
-import type { KernelEvent, KernelState, Message } from './state.js';
+import type { KernelEvent, KernelState, RequestMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
 export interface Sim {
@@ -25,7 +25,7 @@ export interface Sim {
   /** Requests to an asynchronous store issued in this step, awaited before the next. */
   readonly pendingIo: Promise<void>[];
   /** The requests a leader is answering in this step (requests are handled one at a time). */
-  readonly answering: Message[];
+  readonly answering: RequestMessage[];
   /** Every trace entry goes through here. */
   emit(e: TraceEntry): void;
   /** Queues an event at simulated time `atMs`. */

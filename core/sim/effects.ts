@@ -104,13 +104,13 @@ const leader: Handlers<'leader'> = {
     none(unread);
     const r = replica(s.state, key, broker);
     const epoch = offset < 0 ? -1 : timestamp === -1 ? latestEpoch(r.log.leaderEpochs) : epochForOffset(r.log.leaderEpochs, offset);
-    respond(s, broker, key, msgId, { error, timestamp, offset, leaderEpoch: epoch, rule });
+    respond(s, broker, key, msgId, 'ListOffsets', { error, timestamp, offset, leaderEpoch: epoch, rule });
   },
   respondOffsetsForLeaderEpoch: (s, broker, key, { msgId, error, requestedEpoch, ...unread }) => {
     none(unread);
     const r = replica(s.state, key, broker);
     const e = endOffsetFor(r.log.leaderEpochs, requestedEpoch, logEndOffset(r.log));
-    respond(s, broker, key, msgId, { error, leaderEpoch: e.leaderEpoch, endOffset: e.endOffset, rule: 'endOffsetForEpoch' });
+    respond(s, broker, key, msgId, 'OffsetsForLeaderEpoch', { error, leaderEpoch: e.leaderEpoch, endOffset: e.endOffset, rule: 'endOffsetForEpoch' });
   },
   appendAsLeader: (s, broker, key, { msgId, records, acks, ...unread }) => {
     none(unread);

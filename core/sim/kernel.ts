@@ -29,7 +29,7 @@ import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastS
 import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, takeParked, traceResponse } from './network.js';
 import { pureInitialTransition } from './pure-transition.js';
 import { setUpPartitions, initialState, startCluster } from './setup.js';
-import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type Message, type PartitionState, type ReplicaState, cloneJson, copyState } from './state.js';
+import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState } from './state.js';
 import { onAuxStateRead, onRemoteSegmentLookup, onSegmentObjectDone, setRemoteSegmentState } from './tiering.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone } from './wal.js';
@@ -154,16 +154,16 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
 };
 
 /** A request arrives at a broker: a consumer's, or a follower's for the leader. */
-function onRequest(s: Sim, msg: Message): void {
+function onRequest(s: Sim, msg: RequestMessage): void {
   if (!admitRequest(s, msg)) return;
-  if (msg.source === 'consumer') return onConsumerFetch(s, msg);
+  if (msg.source === 'consumer' && msg.api === 'Fetch') return onConsumerFetch(s, msg);
   onFollowerRequest(s, msg);
 }
 
 /** A response arrives: traced, then the consumer or the follower fetcher takes it. */
-function onResponse(s: Sim, msg: Message): void {
+function onResponse(s: Sim, msg: ResponseMessage): void {
   const batches = traceResponse(s, msg);
-  if (msg.target === 'consumer') return onConsumerResponse(s, msg);
+  if (msg.target === 'consumer' && msg.api === 'Fetch') return onConsumerResponse(s, msg);
   onFollowerResponse(s, msg, batches);
 }
 
@@ -184,7 +184,7 @@ export class Kernel implements Sim {
   /** Requests to an asynchronous store issued in this step, awaited before the next. */
   pendingIo: Promise<void>[] = [];
   /** The requests a leader is answering in this step. */
-  answering: Message[] = [];
+  answering: RequestMessage[] = [];
   private machines: Record<string, AnyMachineSnapshot> = {};
   private machineIds: Record<string, Record<number, Partial<Record<MachineName, string>>>> = {};
   private keepTrace = true;

@@ -7,21 +7,14 @@
  */
 import { endOffsetFor } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, logEndOffset, readBatches } from '../domain/partition-log.js';
-import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { ApiName } from '../domain/protocol.js';
 import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
 import { latencyMs, leaderFacts, replica, replicaFacts, walServes, zoneOf } from './facts.js';
-import type { Message, ParkedFetch, PartitionState } from './state.js';
+import type { Message, ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage, ResponseOf } from './state.js';
 import type { TraceEntry } from './trace.js';
-
-/** A follower's request body, by API. */
-export interface RequestBodies {
-  Fetch: { fetchOffset: number; currentLeaderEpoch: number; lastFetchedEpoch: number; maxBytes: number };
-  ListOffsets: { timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number };
-  OffsetsForLeaderEpoch: { leaderEpoch: number; currentLeaderEpoch: number };
-}
 
 /** Sends a follower's request to the leader its fetcher follows. */
 export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: number, key: string, api: A, requestId: number, body: RequestBodies[A]): void {
@@ -29,27 +22,17 @@ export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: numbe
   const part = state.partitions[key];
   const fetcher = s.machineSnapshot(broker, key, 'fetcher');
   const target = (fetcher?.context as { leader: number } | undefined)?.leader ?? part.leader;
-  const msg: Message = {
-    msgId: state.nextMsgId++,
-    correlationId: state.nextCorrelationId++,
-    api,
-    dir: 'request',
-    source: broker,
-    target,
-    key,
-    requestId,
-    body,
-  };
+  // The API and its body agree by the signature; TypeScript does not carry that into the union.
+  const msg = { msgId: state.nextMsgId++, correlationId: state.nextCorrelationId++, api, dir: 'request', source: broker, target, key, requestId, body } as RequestMessage;
   state.metrics.requests[api] = (state.metrics.requests[api] ?? 0) + 1;
   // Built field by field (no spreads of optional parts): the hottest trace entry.
   const e: Record<string, unknown> = { atMs: state.nowMs, type: 'request', api, source: broker, target, topic: part.topic, partition: part.partition, correlationId: msg.correlationId };
-  if (api === 'Fetch') {
-    const b = body as RequestBodies['Fetch'];
-    e.fetchOffset = b.fetchOffset;
-    e.currentLeaderEpoch = b.currentLeaderEpoch;
-    e.lastFetchedEpoch = b.lastFetchedEpoch;
-  } else if (api === 'ListOffsets') e.timestamp = (body as RequestBodies['ListOffsets']).timestamp;
-  else if (api === 'OffsetsForLeaderEpoch') e.leaderEpoch = (body as RequestBodies['OffsetsForLeaderEpoch']).leaderEpoch;
+  if (msg.api === 'Fetch') {
+    e.fetchOffset = msg.body.fetchOffset;
+    e.currentLeaderEpoch = msg.body.currentLeaderEpoch;
+    e.lastFetchedEpoch = msg.body.lastFetchedEpoch;
+  } else if (msg.api === 'ListOffsets') e.timestamp = msg.body.timestamp;
+  else e.leaderEpoch = msg.body.leaderEpoch;
   s.emit(e as unknown as TraceEntry);
   s.schedule(state.nowMs + latencyMs(state, broker, target, key), { kind: 'deliver', msg });
 }
@@ -58,7 +41,7 @@ export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: numbe
  * A request arrives: false when the connection failed (the requester gets a network error
  * after the round trip) or the request was lost with a crashed sender.
  */
-export function admitRequest(s: Sim, msg: Message): boolean {
+export function admitRequest(s: Sim, msg: RequestMessage): boolean {
   const brokers = s.state.brokers;
   const target = msg.target as number;
   // A crashed broker's connections closed with it: its requests in flight are lost.
@@ -76,7 +59,7 @@ export function admitRequest(s: Sim, msg: Message): boolean {
 }
 
 /** A follower's request at a broker: only the leader answers it. */
-export function onFollowerRequest(s: Sim, msg: Message): void {
+export function onFollowerRequest(s: Sim, msg: RequestMessage): void {
   const target = msg.target as number;
   const part = s.state.partitions[msg.key];
   if (part.leader !== target) return reply(s, msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notLeader' }, target);
@@ -84,7 +67,7 @@ export function onFollowerRequest(s: Sim, msg: Message): void {
 }
 
 /** The leader machine takes the request with the facts it decides from. */
-export function onFollowerRequestAtLeader(s: Sim, msg: Message, waitExpired: boolean): void {
+export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, waitExpired: boolean): void {
   const leader = msg.target as number;
   // A parked Fetch from a broker that has since crashed went with its connection.
   if (typeof msg.source === 'number' && !s.state.brokers[msg.source].alive) return;
@@ -92,15 +75,15 @@ export function onFollowerRequestAtLeader(s: Sim, msg: Message, waitExpired: boo
   s.answering.push(msg);
   switch (msg.api) {
     case 'Fetch': {
-      const b = msg.body as RequestBodies['Fetch'];
+      const b = msg.body;
       const r = replica(s.state, msg.key, leader);
-      const lfe = b.lastFetchedEpoch;
+      const lfe = b.lastFetchedEpoch ?? -1;
       s.deliver(leader, msg.key, 'leader', {
         type: 'fetch.received',
         msgId: msg.msgId,
         from: msg.source as number,
         fetchOffset: b.fetchOffset,
-        currentLeaderEpoch: b.currentLeaderEpoch,
+        currentLeaderEpoch: b.currentLeaderEpoch ?? -1,
         lastFetchedEpoch: lfe,
         lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
         waitExpired,
@@ -112,7 +95,7 @@ export function onFollowerRequestAtLeader(s: Sim, msg: Message, waitExpired: boo
       break;
     }
     case 'ListOffsets': {
-      const b = msg.body as RequestBodies['ListOffsets'];
+      const b = msg.body;
       s.deliver(leader, msg.key, 'leader', {
         type: 'listOffsets.received',
         msgId: msg.msgId,
@@ -124,7 +107,7 @@ export function onFollowerRequestAtLeader(s: Sim, msg: Message, waitExpired: boo
       break;
     }
     case 'OffsetsForLeaderEpoch': {
-      const b = msg.body as RequestBodies['OffsetsForLeaderEpoch'];
+      const b = msg.body;
       s.deliver(leader, msg.key, 'leader', {
         type: 'offsetsForLeaderEpoch.received',
         msgId: msg.msgId,
@@ -141,7 +124,7 @@ export function onFollowerRequestAtLeader(s: Sim, msg: Message, waitExpired: boo
 }
 
 /** The request a leader is answering in this step. */
-export function answering(s: Sim, msgId: number): Message | undefined {
+export function answering(s: Sim, msgId: number): RequestMessage | undefined {
   for (const m of s.answering) if (m.msgId === msgId) return m;
   return undefined;
 }
@@ -151,33 +134,35 @@ export function respondFetch(
   s: Sim,
   broker: number,
   key: string,
-  p: { msgId: number; error: KafkaError | null; rule: string; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null },
+  p: { msgId: number; error: ResponseBodies['Fetch']['error']; rule: string; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null },
 ): void {
   const part = s.state.partitions[key];
   const inflight = answering(s, p.msgId);
   const parked = takeParked(part, p.msgId);
   const msg = inflight ?? parked?.msg;
-  assert(msg !== undefined, 'a Fetch answered is in flight');
+  assert(msg !== undefined && msg.api === 'Fetch', 'a Fetch answered is in flight');
   const r = replica(s.state, key, broker);
   const error = p.error;
   const wal = p.rule === 'walEmptyRecords';
-  const batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, (msg.body as RequestBodies['Fetch']).maxBytes) : [];
-  const body: Record<string, unknown> = wal
+  const batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, msg.body.maxBytes) : [];
+  const body: ResponseBodies['Fetch'] = wal
     ? { error, batches, wal: true, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
     : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule };
   reply(s, msg, body, broker);
 }
 
 /** The leader answers the request it is handling in this step. */
-export function respond(s: Sim, broker: number, key: string, msgId: number, body: Record<string, unknown>): void {
+export function respond<A extends ApiName>(s: Sim, broker: number, key: string, msgId: number, api: A, body: ResponseBodies[A]): void {
   const msg = answering(s, msgId);
-  assert(msg !== undefined && msg.key === key, 'a request answered is in flight');
-  reply(s, msg, body, broker);
+  assert(msg !== undefined && msg.key === key && msg.api === api, `a ${api} answered is in flight`);
+  reply(s, msg as RequestMessage & { api: A }, body, broker);
 }
 
-export function reply(s: Sim, request: Message, body: Record<string, unknown>, from: number): void {
-  // The request's fields, in its order, with the response's values.
-  const msg: Message = {
+/** The answer to a request, sent back over the same link. */
+export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api: A }, body: ResponseBodies[A], from: number): void {
+  // The request's fields, in its order, with the response's values. (The API and its body
+  // agree by the signature; TypeScript does not carry that into the union.)
+  const msg = {
     msgId: s.state.nextMsgId++,
     correlationId: request.correlationId,
     api: request.api,
@@ -187,16 +172,15 @@ export function reply(s: Sim, request: Message, body: Record<string, unknown>, f
     key: request.key,
     requestId: request.requestId,
     body,
-  };
+  } as ResponseMessage;
   s.schedule(s.state.nowMs + latencyMs(s.state, from, request.source, request.key), { kind: 'deliver', msg });
 }
 
 /** A response arrives: traced, its bytes counted by zone; the batches it carries returned. */
-export function traceResponse(s: Sim, msg: Message): RecordBatch[] {
+export function traceResponse(s: Sim, msg: ResponseMessage): RecordBatch[] {
   const state = s.state;
   const part = state.partitions[msg.key];
-  const b = msg.body;
-  const batches = (b.batches as RecordBatch[] | undefined) ?? [];
+  const batches = (msg.api === 'Fetch' ? msg.body.batches : undefined) ?? [];
   let bytes = 0;
   let records = 0;
   for (const x of batches) {
@@ -213,12 +197,13 @@ export function traceResponse(s: Sim, msg: Message): RecordBatch[] {
     topic: part.topic,
     partition: part.partition,
     correlationId: msg.correlationId,
-    error: (b.error as KafkaError | null) ?? null,
+    error: msg.body.error ?? null,
   };
   if (msg.api === 'Fetch') {
+    const b = msg.body;
     e.records = records;
     e.bytes = bytes;
-    e.fetchOffset = b.fetchOffset ?? msg.body.fetchOffset;
+    e.fetchOffset = b.fetchOffset;
     if (b.highWatermark !== undefined) {
       e.highWatermark = b.highWatermark;
       e.logStartOffset = b.logStartOffset;
@@ -227,14 +212,14 @@ export function traceResponse(s: Sim, msg: Message): RecordBatch[] {
     if (b.servedFrom) e.servedFrom = b.servedFrom;
     if (b.wal === true) e.wal = true;
   } else if (msg.api === 'ListOffsets') {
-    e.timestamp = b.timestamp;
-    e.offset = b.offset;
-    e.leaderEpoch = b.leaderEpoch;
-  } else if (msg.api === 'OffsetsForLeaderEpoch') {
-    e.leaderEpoch = b.leaderEpoch;
-    e.endOffset = b.endOffset;
+    e.timestamp = msg.body.timestamp;
+    e.offset = msg.body.offset;
+    e.leaderEpoch = msg.body.leaderEpoch;
+  } else {
+    e.leaderEpoch = msg.body.leaderEpoch;
+    e.endOffset = msg.body.endOffset;
   }
-  if (b.rule) e.rule = b.rule;
+  if (msg.body.rule) e.rule = msg.body.rule;
   s.emit(e as unknown as TraceEntry);
   if (msg.api === 'Fetch' && typeof msg.source === 'number') {
     countCrossZone(state.metrics.crossZoneBytes, msg.target === 'consumer' ? 'consume' : 'replication', zoneOf(state, msg.source, msg.key), zoneOf(state, msg.target, msg.key), bytes);
@@ -243,47 +228,52 @@ export function traceResponse(s: Sim, msg: Message): RecordBatch[] {
 }
 
 /** A response reaches the follower fetcher that sent the request. */
-export function onFollowerResponse(s: Sim, msg: Message, batches: RecordBatch[]): void {
+export function onFollowerResponse(s: Sim, msg: ResponseMessage, batches: RecordBatch[]): void {
   const broker = msg.target as number;
   if (!s.state.brokers[broker].alive) return;
-  const b = msg.body;
   const replicaNow = replicaFacts(s.state, msg.key, broker);
-  const error = (b.error as KafkaError | null) ?? null;
-  switch (msg.api as ApiName) {
+  const error = msg.body.error ?? null;
+  switch (msg.api) {
     case 'Fetch': {
+      const b = msg.body;
       const event: FollowerFetcherEvent = {
         type: 'fetch.responded',
         requestId: msg.requestId,
         error,
         batches,
-        highWatermark: (b.highWatermark as number | undefined) ?? -1,
-        logStartOffset: (b.logStartOffset as number | undefined) ?? -1,
-        divergingEpoch: (b.divergingEpoch as { epoch: number; endOffset: number } | null | undefined) ?? null,
+        highWatermark: b.highWatermark ?? -1,
+        logStartOffset: b.logStartOffset ?? -1,
+        divergingEpoch: b.divergingEpoch ?? null,
         replica: replicaNow,
       };
       if (b.wal === true) event.wal = true;
       return s.deliver(broker, msg.key, 'fetcher', event);
     }
-    case 'ListOffsets':
+    case 'ListOffsets': {
+      const b = msg.body;
       return s.deliver(broker, msg.key, 'fetcher', {
         type: 'listOffsets.responded',
         requestId: msg.requestId,
-        timestamp: (msg.body.timestamp ?? b.timestamp) as ListOffsetsTimestamp,
+        // A refusal carries no timestamp: the fetcher matches the answer by its request id.
+        timestamp: b.timestamp as ListOffsetsResponded['timestamp'],
         error,
-        offset: (b.offset as number | undefined) ?? -1,
-        leaderEpoch: (b.leaderEpoch as number | undefined) ?? -1,
+        offset: b.offset ?? -1,
+        leaderEpoch: b.leaderEpoch ?? -1,
         replica: replicaNow,
       });
+    }
     case 'OffsetsForLeaderEpoch':
       return s.deliver(broker, msg.key, 'fetcher', {
         type: 'offsetsForLeaderEpoch.responded',
         requestId: msg.requestId,
         error,
-        leaderEpoch: (b.leaderEpoch as number | undefined) ?? -1,
-        endOffset: (b.endOffset as number | undefined) ?? -1,
+        leaderEpoch: msg.body.leaderEpoch ?? -1,
+        endOffset: msg.body.endOffset ?? -1,
       });
   }
 }
+
+type ListOffsetsResponded = Extract<FollowerFetcherEvent, { type: 'listOffsets.responded' }>;
 
 /** Holds a Fetch in the long poll (ascending message ids; the same id again replaces it). */
 export function parkFetch(s: Sim, key: string, msgId: number): void {

@@ -6,7 +6,7 @@
 import type { BrokerConfig, ModelKnobs, TopicConfig } from '../domain/config.js';
 import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import type { Prices } from '../domain/prices.js';
-import type { ApiName } from '../domain/protocol.js';
+import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { RemoteSegmentMetadata } from '../domain/remote-metadata.js';
 import type { PendingChunk, WalChunk, WalObject } from '../domain/wal.js';
 import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object-store.js';
@@ -57,7 +57,7 @@ export interface ReplicaState {
 
 export interface ParkedFetch {
   msgId: number;
-  msg: Message;
+  msg: RequestMessage;
 }
 
 export interface PendingAck {
@@ -92,17 +92,50 @@ export interface BrokerState {
   alive: boolean;
 }
 
-export interface Message {
+/** A request's body, by Kafka API (a consumer's Fetch names no epochs). */
+export interface RequestBodies {
+  Fetch: { fetchOffset: number; maxBytes: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number };
+  ListOffsets: { timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number };
+  OffsetsForLeaderEpoch: { leaderEpoch: number; currentLeaderEpoch: number };
+}
+
+/**
+ * A response's body, by Kafka API. A failed connection or a refusal carries only `error`
+ * and `rule`; `rule` names why the responder answered so (narration).
+ */
+export interface ResponseBodies {
+  Fetch: {
+    error: KafkaError | null;
+    rule?: string;
+    batches?: RecordBatch[];
+    highWatermark?: number;
+    logStartOffset?: number;
+    divergingEpoch?: { epoch: number; endOffset: number } | null;
+    fetchOffset?: number;
+    /** A consumer's read: from the local log or from remote storage. */
+    servedFrom?: 'local' | 'remote';
+    /** KIP-1176: no records, the WAL carries them. */
+    wal?: true;
+  };
+  ListOffsets: { error: KafkaError | null; rule?: string; timestamp?: ListOffsetsTimestamp; offset?: number; leaderEpoch?: number };
+  OffsetsForLeaderEpoch: { error: KafkaError | null; rule?: string; leaderEpoch?: number; endOffset?: number };
+}
+
+interface MessageHeader {
   msgId: number;
   correlationId: number;
-  api: ApiName;
-  dir: 'request' | 'response';
   source: Endpoint;
   target: Endpoint;
   key: string;
   requestId: number;
-  body: Record<string, unknown>;
 }
+
+export type RequestOf<A extends ApiName> = MessageHeader & { api: A; dir: 'request'; body: RequestBodies[A] };
+export type ResponseOf<A extends ApiName> = MessageHeader & { api: A; dir: 'response'; body: ResponseBodies[A] };
+export type RequestMessage = { [A in ApiName]: RequestOf<A> }[ApiName];
+export type ResponseMessage = { [A in ApiName]: ResponseOf<A> }[ApiName];
+/** What travels on the simulated network: a request or a response of one Kafka API. */
+export type Message = RequestMessage | ResponseMessage;
 
 export interface ConsumerState {
   id: number;
@@ -247,7 +280,7 @@ export interface KernelState {
   /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
   /** Consumer Fetches waiting for a remote read, by message id. */
-  pendingConsumerReads: Record<string, { msg: Message; batchBaseOffsets: number[] }>;
+  pendingConsumerReads: Record<string, { msg: RequestOf<'Fetch'>; batchBaseOffsets: number[] }>;
   violations: Violation[];
   violationKeys: Record<string, true>;
   metrics: Metrics;
