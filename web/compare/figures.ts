@@ -6,7 +6,7 @@
 import type { CompareRow, Mode } from '../../core/sim/compare.js';
 import type { ResolvedSide, SidePoint } from '../../core/sim/compare-timeline.js';
 import type { Scenario } from '../../core/scenario/types.js';
-import { formatBytes, formatUsd } from '../lib/format.js';
+import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
 
 export const MODE_LABEL: Record<Mode, string> = {
   classic: 'classic KIP-405',
@@ -59,8 +59,8 @@ export interface TableRow {
   atB: string;
 }
 
-const ms = (v: number | null) => (v === null ? '—' : `${v} ms`);
-const count = (n: number) => n.toLocaleString('en-US');
+const ms = (v: number | null) => (v === null ? '—' : formatMs(v));
+const count = (n: number) => formatCount(n);
 
 interface RowDef {
   id: RowId;
