@@ -1,0 +1,44 @@
+/**
+ * Deliberate bugs, to prove the checks can fail (model-based tests, item 4). Each is a
+ * named mistake a real implementation could make; the model's code asks `bugOn(name)` at
+ * the one place the mistake would live. Only tests switch them on (`withBugs`): no CLI
+ * flag, scenario key or URL reaches this module, and every run starts with none active.
+ */
+export const BUGS = {
+  deleteBeforeUpload: 'local retention deletes a segment before it is uploaded (ignores Ry)',
+  skipAuxState: 'the follower skips restoring the leader-epoch checkpoint when it builds the remote auxiliary state',
+  noEpuoLsoClamp: 'the leader answers ListOffsets -6 with Ry + 1, forgetting the max with Log-Start-Offset',
+  hwWithoutIsr: 'the leader advances the high watermark to its own log end, without the ISR',
+  kip1023ForNonEmpty: 'the follower takes the KIP-1023 path even when its log is not empty',
+  acceptStaleWalChunk: 'a follower appends a WAL chunk written in an older leader epoch',
+} as const;
+
+export type BugName = keyof typeof BUGS;
+
+let active: ReadonlySet<BugName> = new Set();
+
+export function bugOn(name: BugName): boolean {
+  return active.size > 0 && active.has(name);
+}
+
+/** Runs `fn` with the named bugs switched on, then switches them off again. */
+export function withBugs<T>(names: readonly BugName[], fn: () => T): T {
+  const before = active;
+  active = new Set(names);
+  try {
+    return fn();
+  } finally {
+    active = before;
+  }
+}
+
+/** The same for asynchronous work (worker runs). */
+export async function withBugsAsync<T>(names: readonly BugName[], fn: () => Promise<T>): Promise<T> {
+  const before = active;
+  active = new Set(names);
+  try {
+    return await fn();
+  } finally {
+    active = before;
+  }
+}
