@@ -9,7 +9,7 @@ import { type WalChunkRef, type WalReplicaEvent, walReplicaMachine } from '../co
 import { BROKER_KEY, Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
 import { MemoryObjectStore } from '../core/ports/object-store.js';
-import { MODES, compare, formatCompare, scenarioForMode } from '../core/sim/compare.js';
+import { MODES, compare, formatCompare, scenarioForMode } from '../core/study/compare.js';
 import { type Loose, loadBundled, replicaOf, runBundled } from './support/run.js';
 
 interface Effect {

@@ -11,7 +11,7 @@
  */
 import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
 import { INVARIANTS } from '../check/invariants.js';
-import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../sim/compare.js';
+import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
 import { formatBytes, formatMs } from '../util/format.js';
 import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
 import { CHAPTERS } from './chapters.js';

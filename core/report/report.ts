@@ -15,7 +15,7 @@ import { Narrator } from '../narrate/narrate.js';
 import type { Scenario } from '../scenario/types.js';
 import { type RecordedAction, Session } from '../session/session.js';
 import { buildView, type RunView } from '../session/view.js';
-import { MODES, compare, rowOf, type CompareResult, type CompareRow, type Mode } from '../sim/compare.js';
+import { MODES, compare, rowOf, type CompareResult, type CompareRow, type Mode } from '../study/compare.js';
 import { buildRunJson, type RunJson } from '../sim/output.js';
 import type { TraceEntry } from '../sim/trace.js';
 import { assert } from '../util/assert.js';

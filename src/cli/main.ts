@@ -10,7 +10,7 @@ import type { InputProblem, Scenario } from '../../core/scenario/types.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
-import { MODES, type Mode, compare, formatCompare } from '../../core/sim/compare.js';
+import { MODES, type Mode, compare, formatCompare } from '../../core/study/compare.js';
 import { runCase } from '../../core/check/conformance.js';
 import { loadConformance } from '../conformance.js';
 import { explore } from '../explore.js';

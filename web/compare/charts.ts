@@ -6,7 +6,7 @@
  * whole-run figure per design.
  */
 import { curveStepAfter, line, scaleBand, scaleLinear } from 'd3';
-import type { Sample } from '../../core/sim/compare-timeline.js';
+import type { Sample } from '../../core/study/compare-timeline.js';
 import { byteUnit, formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
 
 export type ValueKind = 'bytes' | 'count' | 'usd' | 'ms';

@@ -9,10 +9,10 @@
  * the run's cost scaled from its simulated duration to 30 days at the same rates.
  */
 import type { Scenario } from '../scenario/types.js';
-import { Kernel } from './kernel.js';
-import { costUsd } from './costs.js';
-import { buildRunJson, type PartitionJson, type RunJson } from './output.js';
-import type { TraceEntry } from './trace.js';
+import { Kernel } from '../sim/kernel.js';
+import { costUsd } from '../sim/costs.js';
+import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
+import type { TraceEntry } from '../sim/trace.js';
 import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
