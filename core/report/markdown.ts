@@ -15,7 +15,7 @@ import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
 import { formatBytes, formatMs } from '../util/format.js';
 import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
 import { CHAPTERS } from './chapters.js';
-import type { Report } from './report.js';
+import type { Report } from './types.js';
 
 // ---------------------------------------------------------------------------------
 // Markdown text
