@@ -1,6 +1,6 @@
 /** A swarm worker: runs the seeds it is given and posts each result back (see src/explore.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { withBugs, type BugName } from '../core/check/bugs.js';
+import { withBugs, type BugName } from '../core/util/bugs.js';
 import { swarmRun } from '../core/check/explore.js';
 import type { FaultKind } from '../core/check/faults.js';
 import type { Scenario } from '../core/scenario/types.js';

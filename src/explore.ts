@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { BugName } from '../core/check/bugs.js';
+import type { BugName } from '../core/util/bugs.js';
 import { type SwarmRun, swarmRun } from '../core/check/explore.js';
 import type { FaultKind } from '../core/check/faults.js';
 import type { Scenario } from '../core/scenario/types.js';

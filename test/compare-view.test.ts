@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { Session } from '../core/session/session.js';
-import { compare, type Mode } from '../core/sim/compare.js';
+import { compare, type Mode } from '../core/study/compare.js';
 import {
   cursorAt,
   mergeStepTimes,
@@ -15,7 +15,7 @@ import {
   type SeriesMetric,
   stepAtOrBefore,
   stepsAt,
-} from '../core/sim/compare-timeline.js';
+} from '../core/study/compare-timeline.js';
 import { barChartLayout, lineChartLayout } from '../web/compare/charts.js';
 import { breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery } from '../web/compare/params.js';

@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BUGS, type BugName, withBugs } from '../core/check/bugs.js';
+import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
 import { checkExpectations, runCase } from '../core/check/conformance.js';
 import { knownFinding } from '../core/check/findings.js';
 import { Kernel } from '../core/sim/kernel.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FAULT_KINDS, faultSchedule, withFaults } from '../core/check/faults.js';
-import { withBugs } from '../core/check/bugs.js';
+import { withBugs } from '../core/util/bugs.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import { Kernel } from '../core/sim/kernel.js';
 import { explore } from '../src/explore.js';

@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BUGS, type BugName, withBugs } from '../core/check/bugs.js';
+import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
 import { FAULT_KINDS, withFaults } from '../core/check/faults.js';
 import type { Scenario } from '../core/scenario/types.js';
 import { Kernel, type KernelOptions } from '../core/sim/kernel.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type BugName, withBugs } from '../core/check/bugs.js';
+import { type BugName, withBugs } from '../core/util/bugs.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
 import type { Scenario, TimelineAction, TimelineEvent } from '../core/scenario/types.js';
 import { Kernel } from '../core/sim/kernel.js';

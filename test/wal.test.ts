@@ -10,7 +10,7 @@ import { Kernel } from '../core/sim/kernel.js';
 import { BROKER_KEY } from '../core/sim/state.js';
 import { buildRunJson } from '../core/sim/output.js';
 import { MemoryObjectStore } from '../core/ports/object-store.js';
-import { MODES, compare, formatCompare, scenarioForMode } from '../core/sim/compare.js';
+import { MODES, compare, formatCompare, scenarioForMode } from '../core/study/compare.js';
 import { type Loose, loadBundled, replicaOf, runBundled } from './support/run.js';
 
 interface Effect {

@@ -3,7 +3,7 @@
  * metrics (`metrics`) and `walEnabled` (core/session/view.ts) against the kernel state and
  * the JSON output, and the page's pure helpers for the fast-store lane
  * (web/lib/wal-layout.ts), the request lane's WAL rows (web/lib/layout.ts) and number
- * formatting (web/lib/format.ts).
+ * formatting (core/util/format.ts).
  */
 import { describe, expect, test } from 'vitest';
 import { walCombinerMachine } from '../core/machines/wal-combiner.js';
@@ -14,7 +14,7 @@ import type { Kernel } from '../core/sim/kernel.js';
 import { BROKER_KEY } from '../core/sim/state.js';
 import { buildRunJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
-import { formatBytes, formatUsd } from '../web/lib/format.js';
+import { formatBytes, formatCount, formatMs, formatUsd } from '../core/util/format.js';
 import { arrowFor, inSequence, sequenceColumns, share } from '../web/lib/layout.js';
 import { chunkLabel, chunkPatterns, layoutWalObjects, stableBytesBound, walHops, walObjectName, walSeqOfKey } from '../web/lib/wal-layout.js';
 import { stateTree } from '../web/lib/machines.js';
@@ -450,4 +450,17 @@ describe('format', () => {
     [12.345, '$12.35'],
     [0.0000004, '< $0.000001'],
   ])('formatUsd(%d) = %s', (n, s) => expect(formatUsd(n)).toBe(s));
+
+  // The same quantities at the precisions the figure tables and the chart ticks print them.
+  test('options: the figure tables, the chart ticks, durations and counts', () => {
+    const table = { decimals: 1, keepZeros: true, largest: 'MiB' } as const;
+    expect([1023, 1024, 7987200, 5 * 1024 ** 3].map((n) => formatBytes(n, table))).toEqual(['1023 B', '1.0 KiB', '7.6 MiB', '5120.0 MiB']);
+    expect([0, 2 * 1048576, 524288].map((n) => formatBytes(n, { unit: 'MiB', decimals: 2 }))).toEqual(['0 MiB', '2 MiB', '0.5 MiB']);
+    const usd = { wholeFrom: 100, significant: 2 };
+    expect([0, 0.0017123, 0.000012, 12.345, 1234.5].map((n) => formatUsd(n, usd))).toEqual(['$0', '$0.0017', '$0.000012', '$12.35', '$1235']);
+    expect([0, 0.0005, 0.0012].map((n) => formatUsd(n, { decimals: 4 }))).toEqual(['$0', '$0.0005', '$0.0012']);
+    expect(formatUsd(0.001234, { asIs: true })).toBe('$0.001234');
+    expect([formatMs(250), formatMs(1500), formatMs(250, { unit: 'auto' }), formatMs(1500, { unit: 'auto' }), formatMs(60000, { unit: 's' })]).toEqual(['250 ms', '1500 ms', '250 ms', '1.5 s', '60 s']);
+    expect([formatCount(1500), formatCount(1500, { compact: true }), formatCount(999, { compact: true })]).toEqual(['1,500', '1.5k', '999']);
+  });
 });

@@ -4,7 +4,7 @@
  * so each answer in a trace carries the name of the rule that produced it.
  */
 import type { KafkaError, ListOffsetsTimestamp } from './protocol.js';
-import { bugOn } from '../check/bugs.js';
+import { bugOn } from '../util/bugs.js';
 
 /** What the leader knows of its own partition when a request arrives. */
 export interface LeaderView {

@@ -9,6 +9,7 @@
  * them as plain data.
  */
 import { assert } from '../util/assert.js';
+import type { RecordBatch } from './batch.js';
 import {
   type EpochEntry,
   assignEpoch,
@@ -18,18 +19,8 @@ import {
 } from './leader-epoch-cache.js';
 import { type ProducerEntry, type ProducerState, applyBatchToProducerState, truncateProducerState } from './producer-state.js';
 
-export interface RecordBatch {
-  baseOffset: number;
-  /** Inclusive. */
-  lastOffset: number;
-  leaderEpoch: number;
-  producerId: number;
-  /** Sequence of the first record, per producer. */
-  baseSequence: number;
-  bytes: number;
-  /** Simulated time the leader appended it. */
-  appendedMs: number;
-}
+// Segments hold batches; the log's users name the type from here.
+export type { RecordBatch };
 
 export interface Segment {
   baseOffset: number;

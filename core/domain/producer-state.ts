@@ -3,7 +3,7 @@
  * the state as of an offset; it is stored with every remote segment so a follower that
  * skips the records can still deduplicate retried produces. Does not model transactions.
  */
-import type { RecordBatch } from './partition-log.js';
+import type { RecordBatch } from './batch.js';
 
 /**
  * One producer's entry, with the fields of Kafka's producer snapshot file (version 1). The

@@ -6,7 +6,7 @@
  */
 import type { Segment } from './partition-log.js';
 import type { RemoteSegmentMetadata } from './remote-metadata.js';
-import { bugOn } from '../check/bugs.js';
+import { bugOn } from '../util/bugs.js';
 
 export interface SegmentRange {
   baseOffset: number;

@@ -15,7 +15,7 @@ import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import { type EpochEntry, divergenceTruncationOffset, latestEpoch, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
 import type { RecordBatch } from '../domain/partition-log.js';
-import { bugOn } from '../check/bugs.js';
+import { bugOn } from '../util/bugs.js';
 
 /** What the kernel tells the fetcher about its own replica and configs with each event. */
 export interface ReplicaFacts {

@@ -13,7 +13,7 @@ import { assign, enqueueActions, setup } from 'xstate';
 import { type LeaderView, decideFollowerFetch, listOffsetsAnswer } from '../domain/leader-rules.js';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Acks } from '../scenario/types.js';
-import { bugOn } from '../check/bugs.js';
+import { bugOn } from '../util/bugs.js';
 
 export interface FollowerProgress {
   logEndOffset: number;

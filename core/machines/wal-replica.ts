@@ -16,7 +16,7 @@
  * (GET a chunk, append it, start a retry timer, report the tail synced).
  */
 import { assign, setup } from 'xstate';
-import { bugOn } from '../check/bugs.js';
+import { bugOn } from '../util/bugs.js';
 
 /** One WAL metadata record (PROTOCOL 7.3), as a replica keeps it. */
 export interface WalChunkRef {

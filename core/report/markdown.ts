@@ -11,12 +11,11 @@
  */
 import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
 import { INVARIANTS } from '../sim/invariants.js';
-import { FIGURE_ROWS, type Mode, fmtBytes, fmtUsd } from '../sim/compare.js';
-
-export { fmtBytes, fmtUsd };
+import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
+import { formatBytes, formatMs } from '../util/format.js';
 import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
 import { CHAPTERS } from './chapters.js';
-import type { Report } from './report.js';
+import type { Report } from './types.js';
 
 // ---------------------------------------------------------------------------------
 // Markdown text
@@ -287,7 +286,7 @@ function figuresSection(r: Report): string[] {
   const zone = r.thisRun.crossZone;
   if (zone) {
     const kinds = Object.entries(zone).filter(([, v]) => v > 0);
-    if (kinds.length > 0) rows.splice(3, 0, ['Cross-zone bytes by kind', kinds.map(([k, v]) => `${k} ${fmtBytes(v)}`).join(', ')]);
+    if (kinds.length > 0) rows.splice(3, 0, ['Cross-zone bytes by kind', kinds.map(([k, v]) => `${k} ${formatBytes(v, FIGURE_BYTES)}`).join(', ')]);
   }
   return [
     '## Figures of this run',
@@ -323,7 +322,7 @@ function invariantsSection(r: Report): string[] {
     out.push(`All ${INVARIANTS.length} invariants held throughout the run: ${INVARIANTS.map((i) => i.title).join('; ')}.`);
   } else {
     out.push(`${v.length} violation${v.length === 1 ? '' : 's'} in this run:`, '');
-    out.push(mdTable(['t', 'Invariant', 'What failed'], v.map((x) => [`${x.atMs} ms`, code(x.invariant), x.message])));
+    out.push(mdTable(['t', 'Invariant', 'What failed'], v.map((x) => [formatMs(x.atMs), code(x.invariant), x.message])));
   }
   const others = (r.comparison?.modes ?? []).filter((m) => m.violations > 0);
   if (others.length > 0) out.push('', `In the comparison, ${others.map((m) => `${m.mode} had ${m.violations}`).join(', ')}; run ${code(`npm run sim -- compare ${r.scenarioRef} --seed ${r.seed} --json`)} for the details.`);

@@ -15,7 +15,7 @@ import { Narrator } from '../narrate/narrate.js';
 import type { Scenario } from '../scenario/types.js';
 import { type RecordedAction, Session } from '../session/session.js';
 import { buildView, type RunView } from '../session/view.js';
-import { MODES, compare, rowOf, type CompareResult, type CompareRow, type Mode } from '../sim/compare.js';
+import { MODES, compare, rowOf, type Mode } from '../study/compare.js';
 import { buildRunJson, type RunJson } from '../sim/output.js';
 import type { TraceEntry } from '../sim/trace.js';
 import { assert } from '../util/assert.js';
@@ -23,6 +23,7 @@ import { resolveChapter, StopFinder, type Chapter, type ResolvedChapter } from '
 import { renderMarkdown } from './markdown.js';
 import { toMermaid } from './mermaid.js';
 import { renderSvg } from './svg.js';
+import type { KeyEvent, Report } from './types.js';
 
 export const REPORT_FORMATS = ['md', 'mermaid', 'svg', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -50,48 +51,9 @@ export interface ReportOptions {
   actions?: readonly RecordedAction[];
 }
 
-/** A kind of event the Markdown lists once, with how often it happened again. */
-export interface KeyEvent {
-  /** Index of its first entry in the trace. */
-  index: number;
-  step: number;
-  atMs: number;
-  line: string;
-  /** Later entries of the same kind in the range. */
-  repeats: number;
-  lastAtMs: number;
-}
-
-export interface Report {
-  scenario: Scenario;
-  scenarioRef: string;
-  seed: number;
-  run: RunJson;
-  /** Visible step of each trace entry (0: before the first step). */
-  stepOf: number[];
-  /** Narrated line of each trace entry (the run's Narrator: repeated long polls are null). */
-  lines: Array<string | null>;
-  totalSteps: number;
-  chapter: ResolvedChapter | null;
-  /** This run's figures, as `compare` computes them. */
-  thisRun: CompareRow;
-  comparison: CompareResult | null;
-  keyEvents: KeyEvent[];
-  /** Kinds of event past the list's limit. */
-  keyEventsLeftOut: number;
-  /** Visible steps covered, inclusive. */
-  range: { fromStep: number; toStep: number };
-  /** The picture at `range.toStep`. */
-  view: RunView;
-  maxMessages: number;
-  /** `npm run sim -- run ... --seed N`. */
-  command: string;
-  /** The report command that prints this document as Markdown. */
-  reportCommand: string;
-  walkthroughUrl: string | null;
-  /** The walkthrough actions in this run (empty for the scenario as written). */
-  actions: readonly RecordedAction[];
-}
+// The renderers (markdown.ts, svg.ts) read a Report and this file calls them: the types
+// live in types.ts so the renderers need not import this file back.
+export type { KeyEvent, Report };
 
 /** The most kinds of event the Markdown lists for a run without a chapter. */
 export const KEY_EVENTS_MAX = 60;

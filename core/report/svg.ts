@@ -14,7 +14,7 @@
  */
 import { offsetExtent, type PartitionView, type ReplicaView } from '../session/view.js';
 import { participantsOf, sequenceEvent, type SeqEvent } from './mermaid.js';
-import type { Report } from './report.js';
+import type { Report } from './types.js';
 
 const W = 960;
 const PAD = 20;

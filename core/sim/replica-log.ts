@@ -7,7 +7,7 @@
 import type { EpochEntry } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, appendBatch, localBytes, logEndOffset, maybeIncrementLogStartOffset, truncateFullyAndStartAt, truncateTo, updateHighWatermark } from '../domain/partition-log.js';
 import { type ProducerEntry, restoreProducerState } from '../domain/producer-state.js';
-import { bugOn } from '../check/bugs.js';
+import { bugOn } from '../util/bugs.js';
 import type { Sim } from './context.js';
 import { changeStoredBytes } from './costs.js';
 import { replica, walEnabled } from './facts.js';

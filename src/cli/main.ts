@@ -10,13 +10,14 @@ import type { InputProblem, Scenario } from '../../core/scenario/types.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
-import { MODES, type Mode, compare, formatCompare } from '../../core/sim/compare.js';
+import { MODES, type Mode, compare, formatCompare } from '../../core/study/compare.js';
 import { runCase } from '../../core/check/conformance.js';
 import { loadConformance } from '../conformance.js';
 import { explore } from '../explore.js';
 import { FAULT_KINDS, type FaultKind } from '../../core/check/faults.js';
 import { KNOWN_FINDINGS } from '../../core/check/findings.js';
 import { toScenarioFile } from '../../core/scenario/serialize.js';
+import { formatUsd } from '../../core/util/format.js';
 import { encodeUrlState, type UrlState } from '../../web/lib/url.js';
 import { CHAPTERS, findChapter, type Chapter } from '../../core/report/chapters.js';
 import { REPORT_FORMATS, type ReportFormat, buildReport, renderReport } from '../../core/report/report.js';
@@ -443,7 +444,11 @@ async function cmdRun(flags: Flags, io: Io): Promise<number> {
     const stores = m.objectStore as Record<string, Record<string, number>> | undefined;
     if (stores) io.out(`  object stores: ${Object.entries(stores).map(([k, c]) => `${k} ${c.puts} PUT / ${c.gets} GET / ${c.deletes} DELETE`).join('; ')}`);
     const cost = m.costUsd as Record<string, number> | undefined;
-    if (cost) io.out(`  cost: $${cost.total} (cross-zone $${cost.crossZone}, requests $${cost.objectStoreRequests}, transfer $${cost.objectStoreTransfer}, storage $${cost.storage})`);
+    if (cost) {
+      // The JSON's rounded figures, in full.
+      const usd = (n: number) => formatUsd(n, { asIs: true });
+      io.out(`  cost: ${usd(cost.total)} (cross-zone ${usd(cost.crossZone)}, requests ${usd(cost.objectStoreRequests)}, transfer ${usd(cost.objectStoreTransfer)}, storage ${usd(cost.storage)})`);
+    }
     if (json.violations.length === 0) io.out('  invariants: all held');
     else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
   }

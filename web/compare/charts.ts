@@ -6,8 +6,8 @@
  * whole-run figure per design.
  */
 import { curveStepAfter, line, scaleBand, scaleLinear } from 'd3';
-import type { Sample } from '../../core/sim/compare-timeline.js';
-import { formatUsd } from '../lib/format.js';
+import type { Sample } from '../../core/study/compare-timeline.js';
+import { byteUnit, formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
 
 export type ValueKind = 'bytes' | 'count' | 'usd' | 'ms';
 
@@ -42,30 +42,24 @@ export interface LineChartLayout {
   allZero: boolean;
 }
 
-/** Bytes in the unit of the largest value, so ticks land on round numbers of that unit. */
-function byteUnit(max: number): { div: number; suffix: string } {
-  if (max >= 1024 * 1024) return { div: 1024 * 1024, suffix: 'MiB' };
-  if (max >= 1024) return { div: 1024, suffix: 'KiB' };
-  return { div: 1, suffix: 'B' };
-}
-
 export function tickFormat(kind: ValueKind, max: number, step = 0): (v: number) => string {
   if (kind === 'bytes') {
-    const u = byteUnit(max);
-    return (v) => (v === 0 ? '0' : `${+(v / u.div).toFixed(2)} ${u.suffix}`);
+    // Every tick in the unit of the largest value, so ticks land on round numbers of that unit.
+    const { unit } = byteUnit(max, 'MiB');
+    return (v) => (v === 0 ? '0' : formatBytes(v, { unit, decimals: 2 }));
   }
   if (kind === 'usd') {
     // As many decimals as the tick step needs (costs of short runs are millionths of a dollar).
     const d = step > 0 ? Math.min(12, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9))) : 6;
-    return (v) => (v === 0 ? '$0' : `$${v.toFixed(d).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '')}`);
+    return (v) => formatUsd(v, { decimals: d });
   }
-  if (kind === 'ms') return (v) => `${v} ms`;
-  return (v) => (Math.abs(v) >= 1000 ? `${+(v / 1000).toFixed(1)}k` : `${v}`);
+  if (kind === 'ms') return (v) => formatMs(v);
+  return (v) => formatCount(v, { compact: true });
 }
 
 /** Nice y ticks in the display unit (bytes scale by their unit so 1, 2, 4 MiB come out round). */
 function yScaleFor(kind: ValueKind, max: number, y0: number, y1: number) {
-  const u = kind === 'bytes' ? byteUnit(max).div : 1;
+  const u = kind === 'bytes' ? byteUnit(max, 'MiB').bytes : 1;
   const top = Math.max(max / u, kind === 'count' ? 1 : kind === 'usd' ? 1e-6 : 1);
   const inUnit = scaleLinear().domain([0, top]).range([y0, y1]).nice(4);
   const domain = inUnit.domain();
@@ -114,7 +108,7 @@ export function lineChartLayout(
   }
   return {
     paths: [path(series[0] as Sample[]) ?? '', path(series[1] as Sample[]) ?? ''],
-    xTicks: xt.map((t) => ({ at: x(t), label: t === 0 ? '0' : t >= 1000 ? `${+(t / 1000).toFixed(1)} s` : `${t} ms` })),
+    xTicks: xt.map((t) => ({ at: x(t), label: t === 0 ? '0' : formatMs(t, { unit: 'auto' }) })),
     yTicks: ticks.map((t) => ({ at: y(t), label: fmt(t) })),
     x0,
     x1,
@@ -145,7 +139,7 @@ export function barChartLayout(values: readonly [number | null, number | null], 
   const max = Math.max(0, ...values.map((v) => v ?? 0));
   const base = height - margin.bottom;
   const y = scaleLinear().domain([0, max > 0 ? max : 1]).range([base, margin.top + 12]);
-  const fmt = kind === 'ms' ? (v: number) => `${v} ms` : kind === 'usd' ? formatUsd : (v: number) => v.toLocaleString('en-US');
+  const fmt = kind === 'ms' ? (v: number) => formatMs(v) : kind === 'usd' ? (v: number) => formatUsd(v) : (v: number) => formatCount(v);
   return values.map((v, i) => ({
     x: band(i) ?? 0,
     width: band.bandwidth(),

@@ -1,6 +1,6 @@
 /**
  * The side-by-side view's state: two runs of one workload in two designs, resolved once
- * (core/sim/compare-timeline.ts), held in step by a shared cursor over simulated time.
+ * (core/study/compare-timeline.ts), held in step by a shared cursor over simulated time.
  * Each side shows its latest visible step at or before the cursor; stepping moves the
  * cursor to the next step time of either run. Svelte owns the DOM; this module owns time
  * and the URL (`?compare=<id>&modes=a,b&t=<ms>`).
@@ -10,7 +10,7 @@ import { Ticker } from '../lib/ticker.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { buildView, type RunView } from '../../core/session/view.js';
-import { type CompareRow, MODES, type Mode } from '../../core/sim/compare.js';
+import { type CompareRow, MODES, type Mode } from '../../core/study/compare.js';
 import {
   cursorAt,
   mergeStepTimes,
@@ -22,7 +22,7 @@ import {
   type SidePoint,
   sampleSeries,
   stepsAt,
-} from '../../core/sim/compare-timeline.js';
+} from '../../core/study/compare-timeline.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 import { inSequence, share } from '../lib/layout.js';
 import { BUNDLED } from '../lib/scenarios.js';

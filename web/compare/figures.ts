@@ -3,10 +3,10 @@
  * rows (whole run from `compare()`'s rows, and at the cursor), the differences ("−99.8 %")
  * and the one-line headline. Pure, so the tests read the same text the page shows.
  */
-import type { CompareRow, Mode } from '../../core/sim/compare.js';
-import type { ResolvedSide, SidePoint } from '../../core/sim/compare-timeline.js';
+import type { CompareRow, Mode } from '../../core/study/compare.js';
+import type { ResolvedSide, SidePoint } from '../../core/study/compare-timeline.js';
 import type { Scenario } from '../../core/scenario/types.js';
-import { formatBytes, formatUsd } from '../lib/format.js';
+import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
 
 export const MODE_LABEL: Record<Mode, string> = {
   classic: 'classic KIP-405',
@@ -17,7 +17,7 @@ export const MODE_LABEL: Record<Mode, string> = {
 /** The short name on a chart line. */
 export const MODE_SHORT: Record<Mode, string> = { classic: 'classic', kip1023: 'KIP-1023', wal: 'WAL' };
 
-/** What each design switches (core/sim/compare.ts scenarioForMode). */
+/** What each design switches (core/study/compare.ts scenarioForMode). */
 export const MODE_DETAIL: Record<Mode, string> = {
   classic: 'follower.fetch.last.tiered.offset.enable off, wal.enable off',
   kip1023: 'follower.fetch.last.tiered.offset.enable on, wal.enable off',
@@ -59,8 +59,8 @@ export interface TableRow {
   atB: string;
 }
 
-const ms = (v: number | null) => (v === null ? '—' : `${v} ms`);
-const count = (n: number) => n.toLocaleString('en-US');
+const ms = (v: number | null) => (v === null ? '—' : formatMs(v));
+const count = (n: number) => formatCount(n);
 
 interface RowDef {
   id: RowId;

@@ -4,7 +4,7 @@
  * every part that cannot be used is named in `problems` and replaced by a sensible default,
  * so a bad link still opens a page.
  */
-import { MODES, type Mode } from '../../core/sim/compare.js';
+import { MODES, type Mode } from '../../core/study/compare.js';
 import type { Scenario } from '../../core/scenario/types.js';
 
 /** The scenario the view falls back to: the design-review demo of KIP-1176. */

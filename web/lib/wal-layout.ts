@@ -8,7 +8,7 @@
 import { scaleLinear } from 'd3';
 import type { WalChunkView, WalObjectView } from '../../core/session/view.js';
 import type { ObjectStoreEntry, TraceEntry } from '../../core/sim/trace.js';
-import { formatBytes } from './format.js';
+import { byteUnit, formatBytes, formatMs } from '../../core/util/format.js';
 import { stableUpperBound } from './layout.js';
 
 /** Patterns for partitions, in the order partitions are listed (ids of <pattern> in WalLane.svelte). */
@@ -82,8 +82,7 @@ export interface WalLayout {
  */
 export function stableBytesBound(bytes: number): number {
   const n = Math.max(1, bytes);
-  let unit = 1;
-  while (n >= unit * 1024 && unit < 1024 ** 4) unit *= 1024;
+  const unit = byteUnit(n).bytes;
   return stableUpperBound(0, n / unit) * unit;
 }
 
@@ -196,7 +195,7 @@ export function walHops(entries: readonly TraceEntry[]): WalHop[] {
     } else if (e.type === 'wal' && x.action === 'putFailed') {
       out.push({ ...base, kind: 'putFailed', ok: false, error: (x.error as string | null) ?? null, text: `broker ${x.broker}: ${name} not written (${x.error}); its chunks wait for the next object` });
     } else if (e.type === 'wal' && x.action === 'readDelayed') {
-      out.push({ ...base, kind: 'readDelayed', ok: false, text: `broker ${x.broker} ${tp}: WAL read retried in ${x.delayMs} ms (${x.reason})` });
+      out.push({ ...base, kind: 'readDelayed', ok: false, text: `broker ${x.broker} ${tp}: WAL read retried in ${formatMs(x.delayMs as number)} (${x.reason})` });
     } else if (e.type === 'log' && x.action === 'walChunkAppended') {
       out.push({
         ...base,

@@ -9,10 +9,11 @@
  * the run's cost scaled from its simulated duration to 30 days at the same rates.
  */
 import type { Scenario } from '../scenario/types.js';
-import { Kernel } from './kernel.js';
-import { costUsd } from './costs.js';
-import { buildRunJson, type PartitionJson, type RunJson } from './output.js';
-import type { TraceEntry } from './trace.js';
+import { Kernel } from '../sim/kernel.js';
+import { costUsd } from '../sim/costs.js';
+import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
+import type { TraceEntry } from '../sim/trace.js';
+import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
 export type Mode = (typeof MODES)[number];
@@ -172,21 +173,16 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number): Com
   return { scenario: s.name, seed: seed ?? s.seed, modes: rows };
 }
 
-export function fmtBytes(n: number | null): string {
-  if (n === null) return 'n/a';
-  if (n >= 1048576) return `${(n / 1048576).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} B`;
-}
-const fmtMs = (n: number | null): string => (n === null ? '-' : `${n} ms`);
-const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${l.p99} ms`);
-export function fmtUsd(n: number): string {
-  if (n === 0) return '$0';
-  if (n >= 100) return `$${n.toFixed(0)}`;
-  if (n >= 1) return `$${n.toFixed(2)}`;
-  // Two significant digits for small sums: $0.0017, $0.000012.
-  return `$${n.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(n)))))}`;
-}
+/** Bytes in the figure tables: one decimal, kept ("1.0 MiB"), in B, KiB or MiB. */
+export const FIGURE_BYTES: BytesFormat = { decimals: 1, keepZeros: true, largest: 'MiB' };
+/** Dollars in the figure tables: whole from $100, two significant digits below $1 ($0.0017, $0.000012). */
+export const FIGURE_USD: UsdFormat = { wholeFrom: 100, significant: 2 };
+
+const fmtBytes = (n: number | null): string => (n === null ? 'n/a' : formatBytes(n, FIGURE_BYTES));
+const fmtMs = (n: number | null): string => (n === null ? '-' : formatMs(n));
+// A row with latencies has both percentiles (count > 0).
+const fmtLat = (l: LatencyFigures): string => (l.count === 0 ? '-' : `${l.p50} / ${formatMs(l.p99!)}`);
+const fmtUsd = (n: number): string => formatUsd(n, FIGURE_USD);
 
 /** The figures of a row, as the CLI table and the Markdown report print them: label and value. */
 export const FIGURE_ROWS: ReadonlyArray<readonly [string, (x: CompareRow) => string]> = [
@@ -210,5 +206,5 @@ export function formatCompare(r: CompareResult): string {
   const body = FIGURE_ROWS.map(([label, f]) => [label, ...r.modes.map(f)]);
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((row) => row[i].length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [`${r.scenario} (seed ${r.seed}, ${r.modes[0]?.endMs ?? 0} ms simulated)`, '', line(header), ...body.map(line)].join('\n');
+  return [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line)].join('\n');
 }
