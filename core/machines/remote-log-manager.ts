@@ -18,7 +18,7 @@
  * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
  * pure functions of domain/retention.ts.
  */
-import { assign, enqueueActions, setup } from 'xstate';
+import { assign, enqueueActions, not, setup } from 'xstate';
 import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
 
 export interface RemoteLogManagerContext {
@@ -158,7 +158,7 @@ export const remoteLogManagerMachine = setup({
     idle: {
       on: {
         'rlm.taskDue': [
-          { guard: ({ context, event }) => event.timerId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isMetadataLoading',
             target: 'running',
@@ -177,7 +177,7 @@ export const remoteLogManagerMachine = setup({
     running: {
       on: {
         'rlm.step': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'shouldRollActive',
             actions: ['rollActiveSegment', { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
@@ -241,7 +241,7 @@ export const remoteLogManagerMachine = setup({
     copying: {
       on: {
         'rlm.copyCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isOk',
             target: 'running',
@@ -265,7 +265,7 @@ export const remoteLogManagerMachine = setup({
     cleaningUpFailedCopy: {
       on: {
         'rlm.deleteCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isOk',
             target: 'idle',
@@ -279,7 +279,7 @@ export const remoteLogManagerMachine = setup({
     deletingRemote: {
       on: {
         'rlm.deleteCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isOk',
             target: 'running',
