@@ -15,6 +15,7 @@ import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import { type EpochEntry, divergenceTruncationOffset, latestEpoch, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
 import type { RecordBatch } from '../domain/partition-log.js';
+import type { Rule } from '../domain/rules.js';
 import { bugOn } from '../check/bugs.js';
 
 /** What the kernel tells the fetcher about its own replica and configs with each event. */
@@ -137,9 +138,9 @@ const fetcher = setup({
     /** Effect: update HW and log start offset from an empty response. */
     updateFromLeader: (_, _p: { highWatermark: number; logStartOffset: number }) => {},
     /** Effect: remove the local log at and above `offset`. */
-    truncateTo: (_, _p: { offset: number; rule: string }) => {},
+    truncateTo: (_, _p: { offset: number; rule: Rule }) => {},
     /** Effect: clear the local log and restart it empty at `offset`. */
-    truncateFullyAndStartAt: (_, _p: { offset: number; logStartOffset: number; rule: string }) => {},
+    truncateFullyAndStartAt: (_, _p: { offset: number; logStartOffset: number; rule: Rule }) => {},
     /** Effect: look up remote segment metadata for (epoch, offset) in the local RLMM. */
     lookupRemoteSegment: (_, _p: { requestId: number; epoch: number; offset: number }) => {},
     /** Effect: GET an object from the tiered store. */
@@ -156,7 +157,7 @@ const fetcher = setup({
     /** Effect: start a timer of replica.fetch.backoff.ms; `backoff.expired` with `timerId` follows. */
     startBackoff: (_, _p: { timerId: number; reason: string }) => {},
     /** Record a step and the rule that caused it, for the trace and narration. */
-    explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
+    explain: (_, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
   },
   guards: {
     isAwaitedResponse: ({ context, event }) => 'requestId' in event && event.requestId === context.awaiting,

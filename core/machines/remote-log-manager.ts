@@ -20,6 +20,7 @@
  */
 import { assign, enqueueActions, not, setup } from 'xstate';
 import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
+import type { Rule } from '../domain/rules.js';
 
 export interface RemoteLogManagerContext {
   broker: number;
@@ -99,7 +100,7 @@ export const remoteLogManagerMachine = setup({
     deleteLocalSegments: (_, _p: { segments: SegmentRange[] }) => {},
     /** Effect: roll the active segment so it can be uploaded. */
     rollActiveSegment: () => {},
-    explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
+    explain: (_, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
     scheduleNextRun: enqueueActions(({ context, enqueue }) => {
       const timerId = context.nextId;
       enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
