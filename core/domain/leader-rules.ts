@@ -4,6 +4,7 @@
  * so each answer in a trace carries the name of the rule that produced it.
  */
 import type { KafkaError, ListOffsetsTimestamp } from './protocol.js';
+import type { EpuoRule, FetchRule, ListOffsetsRule } from './rules.js';
 import { bugOn } from '../util/bugs.js';
 
 /** What the leader knows of its own partition when a request arrives. */
@@ -18,12 +19,7 @@ export interface LeaderView {
   leaderEpoch: number;
 }
 
-export type FetchRule =
-  | 'belowLogStartOffset'
-  | 'tieredOnlyOffset'
-  | 'belowLocalLogStartOffset'
-  | 'aboveLogEndOffset'
-  | 'localRecords';
+export type { EpuoRule, FetchRule, ListOffsetsRule };
 
 export interface FetchDecision {
   rule: FetchRule;
@@ -43,8 +39,6 @@ export function decideFollowerFetch(view: LeaderView, fetchOffset: number): Fetc
   return { rule: 'localRecords', error: null };
 }
 
-export type EpuoRule = 'notTiered' | 'unknownNothingTieredOnly' | 'unknownTieredOnlyExists' | 'afterHighestTiered';
-
 /**
  * KIP-1023's Earliest-Pending-Upload-Offset (ListOffsets -6), with the rule that decided.
  * The `max(Ry + 1, LSO)` clamp covers a stale Ry left from before tiering was disabled.
@@ -60,7 +54,7 @@ export function earliestPendingUploadOffset(view: LeaderView): { offset: number;
 }
 
 /** ListOffsets answers for the special timestamps. Epochs come from the leader's cache. */
-export function listOffsetsAnswer(view: LeaderView, timestamp: ListOffsetsTimestamp): { offset: number; rule: string } {
+export function listOffsetsAnswer(view: LeaderView, timestamp: ListOffsetsTimestamp): { offset: number; rule: ListOffsetsRule } {
   switch (timestamp) {
     case -1:
       return { offset: view.logEndOffset, rule: 'latest' };

@@ -6,6 +6,7 @@
  */
 import type { Segment } from './partition-log.js';
 import type { RemoteSegmentMetadata } from './remote-metadata.js';
+import type { RemoteExpiryRule } from './rules.js';
 import { bugOn } from '../util/bugs.js';
 
 export interface SegmentRange {
@@ -93,7 +94,7 @@ export interface RemoteRetentionInput {
   nowMs: number;
 }
 
-export type RemoteExpiryRule = 'belowLogStartOffset' | 'retentionMs' | 'retentionBytes' | 'retryDelete';
+export type { RemoteExpiryRule };
 
 /** The rules that expire data (and so raise Log-Start-Offset before the delete). */
 export function isRetentionRule(rule: string): boolean {

@@ -10,11 +10,12 @@
  * start a backoff timer, truncate the log, read an object) and receives their outcomes
  * as events. Facts about the local log arrive in the events (`replica`).
  */
-import { and, assign, or, setup } from 'xstate';
+import { and, assign, not, or, setup } from 'xstate';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import { type EpochEntry, divergenceTruncationOffset, latestEpoch, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
 import type { RecordBatch } from '../domain/partition-log.js';
+import type { Rule } from '../domain/rules.js';
 import { bugOn } from '../util/bugs.js';
 
 /** What the kernel tells the fetcher about its own replica and configs with each event. */
@@ -96,29 +97,13 @@ export type FollowerFetcherEvent =
 
 function initialContext(input: { broker: number; topic: string; partition: number }): FollowerFetcherContext {
   return {
-    broker: input.broker,
-    topic: input.topic,
-    partition: input.partition,
-    leader: -1,
-    leaderEpoch: -1,
-    fetchOffset: 0,
-    lastFetchedEpoch: -1,
-    awaiting: -1,
-    nextId: 1,
-    path: null,
-    leaderLogStartOffset: -1,
-    leaderLogEndOffset: -1,
-    leaderLocalLogStartOffset: -1,
-    leaderLocalLogStartEpoch: -1,
-    earliestPendingUploadOffset: -1,
-    earliestPendingUploadEpoch: -1,
-    auxTargetOffset: -1,
-    auxTargetEpoch: -1,
-    auxPreviousEpoch: -1,
-    remoteSegmentEndOffset: -1,
-    remoteKeys: null,
-    retries: 0,
-    lastError: null,
+    broker: input.broker, topic: input.topic, partition: input.partition,
+    leader: -1, leaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1,
+    awaiting: -1, nextId: 1, path: null,
+    leaderLogStartOffset: -1, leaderLogEndOffset: -1, leaderLocalLogStartOffset: -1, leaderLocalLogStartEpoch: -1,
+    earliestPendingUploadOffset: -1, earliestPendingUploadEpoch: -1,
+    auxTargetOffset: -1, auxTargetEpoch: -1, auxPreviousEpoch: -1, remoteSegmentEndOffset: -1, remoteKeys: null,
+    retries: 0, lastError: null,
   };
 }
 
@@ -135,7 +120,7 @@ function kip1023StartEpoch(c: FollowerFetcherContext): number {
   return c.leaderLocalLogStartEpoch;
 }
 
-export const followerFetcherMachine = setup({
+const fetcher = setup({
   types: {
     context: {} as FollowerFetcherContext,
     events: {} as FollowerFetcherEvent,
@@ -153,9 +138,9 @@ export const followerFetcherMachine = setup({
     /** Effect: update HW and log start offset from an empty response. */
     updateFromLeader: (_, _p: { highWatermark: number; logStartOffset: number }) => {},
     /** Effect: remove the local log at and above `offset`. */
-    truncateTo: (_, _p: { offset: number; rule: string }) => {},
+    truncateTo: (_, _p: { offset: number; rule: Rule }) => {},
     /** Effect: clear the local log and restart it empty at `offset`. */
-    truncateFullyAndStartAt: (_, _p: { offset: number; logStartOffset: number; rule: string }) => {},
+    truncateFullyAndStartAt: (_, _p: { offset: number; logStartOffset: number; rule: Rule }) => {},
     /** Effect: look up remote segment metadata for (epoch, offset) in the local RLMM. */
     lookupRemoteSegment: (_, _p: { requestId: number; epoch: number; offset: number }) => {},
     /** Effect: GET an object from the tiered store. */
@@ -172,12 +157,13 @@ export const followerFetcherMachine = setup({
     /** Effect: start a timer of replica.fetch.backoff.ms; `backoff.expired` with `timerId` follows. */
     startBackoff: (_, _p: { timerId: number; reason: string }) => {},
     /** Record a step and the rule that caused it, for the trace and narration. */
-    explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
+    explain: (_, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
   },
   guards: {
     isAwaitedResponse: ({ context, event }) => 'requestId' in event && event.requestId === context.awaiting,
     isAwaitedTimer: ({ context, event }) => event.type === 'backoff.expired' && event.timerId === context.awaiting,
     hasNoError: ({ event }) => 'error' in event && event.error === null,
+    hasError: ({ event }) => 'error' in event && event.error !== null,
     isDivergingEpoch: ({ event }) => event.type === 'fetch.responded' && event.error === null && event.divergingEpoch !== null,
     isOffsetOutOfRange: ({ event }) => 'error' in event && event.error === 'OFFSET_OUT_OF_RANGE',
     isOffsetMovedToTieredStorage: ({ event }) => 'error' in event && event.error === 'OFFSET_MOVED_TO_TIERED_STORAGE',
@@ -202,7 +188,90 @@ export const followerFetcherMachine = setup({
     isRemoteSegmentFound: ({ event }) => event.type === 'remoteSegment.lookedUp' && event.found !== null,
     isGetOk: ({ event }) => event.type === 'objectStore.getCompleted' && event.ok,
   },
-}).createMachine({
+});
+
+/** A state of this machine, and one candidate transition for event `E`, typed as `createMachine` types them. */
+type StateConfig = Parameters<typeof fetcher.createStateConfig>[0];
+type Candidate<E extends FollowerFetcherEvent['type']> = Extract<NonNullable<NonNullable<StateConfig['on']>[E]>, readonly unknown[]>[number];
+
+/** The answers to what the fetcher asks for, each carrying the id it was asked under. */
+type Answer = 'fetch.responded' | 'listOffsets.responded' | 'offsetsForLeaderEpoch.responded' | 'remoteSegment.lookedUp' | 'objectStore.getCompleted';
+/** The leader's replies to the requests that only prepare the next Fetch. */
+type LeaderReply = 'listOffsets.responded' | 'offsetsForLeaderEpoch.responded';
+
+/**
+ * Entry actions of a state that waits for one answer: the next id becomes the awaited one,
+ * then the effect is asked for under that id.
+ */
+function sendAwaited<T extends string, P extends object>(type: T, params: (context: FollowerFetcherContext) => P) {
+  return [
+    fetcher.assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+    { type, params: ({ context }: { context: FollowerFetcherContext }) => ({ requestId: context.awaiting, ...params(context) }) },
+  ] as const;
+}
+
+/** Entry actions: ListOffsets(timestamp) to the leader, awaited. */
+function sendListOffsets(timestamp: ListOffsetsTimestamp) {
+  return sendAwaited('sendListOffsets', (c) => ({ timestamp, currentLeaderEpoch: c.leaderEpoch }));
+}
+
+/** Entry actions: Fetch(fetchOffset, currentLeaderEpoch, lastFetchedEpoch) to the leader, awaited. */
+function sendFetch() {
+  return sendAwaited('sendFetch', (c) => ({ fetchOffset: c.fetchOffset, currentLeaderEpoch: c.leaderEpoch, lastFetchedEpoch: c.lastFetchedEpoch }));
+}
+
+/** Entry actions: GET one object of the remote segment's aux state, awaited. */
+function getRemoteObject(purpose: 'leaderEpochCheckpoint' | 'producerSnapshot') {
+  return sendAwaited('getRemoteObject', (c) => ({ key: c.remoteKeys![purpose], purpose }));
+}
+
+/** Where a Fetch response's diverging epoch cuts the local log. */
+function divergenceOffset(e: Ev<'fetch.responded'>): number {
+  return divergenceTruncationOffset(e.replica.leaderEpochs, e.replica.logEndOffset, e.divergingEpoch!);
+}
+
+/**
+ * A state that asks for one effect (`entry`, from sendAwaited) and waits for its answer
+ * `event`: an answer under another id is stale and dropped, the awaited one goes to the
+ * `candidates`. `on` holds the state's other events.
+ */
+function awaitAnswer<E extends Answer>(entry: StateConfig['entry'], event: E, candidates: Candidate<E>[], on: StateConfig['on'] = {}): StateConfig {
+  return { entry, on: { ...on, [event]: [{ guard: not('isAwaitedResponse') }, ...candidates] } };
+}
+
+/** Keeps the leader's error, for the backoff's reason and the output. */
+function recordError() {
+  return fetcher.assign(({ event }) => ({ lastError: (event as Ev<'fetch.responded' | LeaderReply>).error }));
+}
+
+/**
+ * A state that sends one request to the leader and waits for the reply: FENCED_LEADER_EPOCH
+ * fails the fetcher until the next leader change, any other error backs off and then
+ * retries the Fetch, and a reply without error goes to `candidates`.
+ */
+function askLeader<E extends LeaderReply>(entry: StateConfig['entry'], reply: E, candidates: Candidate<E>[]): StateConfig {
+  return awaitAnswer(entry, reply, [
+    { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: fetcher.assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
+    { guard: 'hasError', target: '#followerFetcher.delayed', actions: recordError() },
+    ...candidates,
+  ]);
+}
+
+/**
+ * Reading the aux state goes to remote storage, not the leader: like Kafka's synchronous
+ * TierStateMachine, a leader change takes effect once it is done.
+ */
+function continueAcrossLeaderChange(): Candidate<'fetcher.started'> {
+  const explain = { type: 'explain', params: { rule: 'auxStateContinuesAcrossLeaderChange' } } as const;
+  return { actions: [assign(({ event }) => ({ leader: event.leader, leaderEpoch: event.leaderEpoch })), explain] };
+}
+
+/** A failed GET of the aux state: back off and retry from the Fetch. */
+function remoteStorageError(): Candidate<'objectStore.getCompleted'> {
+  return { target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: `remote storage error: ${event.error}` })) };
+}
+
+export const followerFetcherMachine = fetcher.createMachine({
   id: 'followerFetcher',
   context: ({ input }) => initialContext(input),
   initial: 'idle',
@@ -210,15 +279,8 @@ export const followerFetcherMachine = setup({
     'fetcher.started': {
       target: '.fetching',
       actions: assign(({ context, event }) => ({
-        leader: event.leader,
-        leaderEpoch: event.leaderEpoch,
-        fetchOffset: event.replica.logEndOffset,
-        lastFetchedEpoch: event.lastFetchedEpoch,
-        path: null,
-        retries: 0,
-        lastError: null,
-        awaiting: -1,
-        nextId: context.nextId,
+        leader: event.leader, leaderEpoch: event.leaderEpoch, fetchOffset: event.replica.logEndOffset, lastFetchedEpoch: event.lastFetchedEpoch,
+        path: null, retries: 0, lastError: null, awaiting: -1, nextId: context.nextId,
       })),
     },
     'fetcher.stopped': { target: '.idle', actions: assign({ awaiting: -1, path: null }) },
@@ -227,131 +289,82 @@ export const followerFetcherMachine = setup({
     /** Not a follower (leader, offline, or not yet assigned). */
     idle: {},
     /** Kafka's Fetching state: a Fetch is in flight at fetchOffset. */
-    fetching: {
-      entry: [
-        assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-        {
-          type: 'sendFetch',
-          params: ({ context }) => ({
-            requestId: context.awaiting,
-            fetchOffset: context.fetchOffset,
-            currentLeaderEpoch: context.leaderEpoch,
-            lastFetchedEpoch: context.lastFetchedEpoch,
+    fetching: awaitAnswer(sendFetch(), 'fetch.responded', [
+      {
+        guard: 'isDivergingEpoch',
+        target: 'truncating',
+        actions: [
+          { type: 'truncateTo', params: ({ event }) => ({ offset: divergenceOffset(event), rule: 'divergingEpoch' }) },
+          // Kafka: lastFetchedEpoch = the log's latest epoch after the truncation, so the
+          // next Fetch does not repeat the stale epoch.
+          assign(({ event }) => {
+            const offset = divergenceOffset(event);
+            return { fetchOffset: offset, lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, offset) };
           }),
-        },
-      ],
-      on: {
-        'fetch.responded': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+        ],
+      },
+      {
+        // KIP-1176: no records came (the WAL carries them); the log may have grown since
+        // the Fetch was sent, and then the new offset is reported at once.
+        guard: ({ context, event }) => event.error === null && event.wal === true && event.replica.logEndOffset > context.fetchOffset,
+        target: 'fetching',
+        reenter: true,
+        actions: [
+          { type: 'updateFromLeader', params: ({ event }) => ({ highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
+          assign(({ event }) => ({ fetchOffset: event.replica.logEndOffset, lastFetchedEpoch: latestEpoch(event.replica.leaderEpochs), retries: 0, lastError: null, path: null })),
+        ],
+      },
+      {
+        guard: ({ event }) => event.error === null && event.wal === true,
+        target: 'walIdle',
+        actions: [
+          { type: 'updateFromLeader', params: ({ event }) => ({ highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
+          assign({ retries: 0, lastError: null, path: null }),
+        ],
+      },
+      {
+        guard: 'hasNoError',
+        target: 'fetching',
+        reenter: true,
+        actions: [
+          { type: 'appendRecords', params: ({ event }) => ({ batches: event.batches, highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
+          assign(({ event }) => {
+            const last = event.batches[event.batches.length - 1];
+            return last === undefined ? {} : { fetchOffset: last.lastOffset + 1, lastFetchedEpoch: last.leaderEpoch, retries: 0, lastError: null, path: null };
+          }),
+        ],
+      },
+      { guard: 'isFencedLeaderEpoch', target: 'failed', actions: [assign({ lastError: 'FENCED_LEADER_EPOCH' }), { type: 'explain', params: { rule: 'fencedLeaderEpoch' } }] },
+      {
+        guard: and([or(['isOffsetOutOfRange', 'isOffsetMovedToTieredStorage']), 'isKip1023Eligible']),
+        target: 'kip1023',
+        actions: [
+          assign(({ event }) => ({ path: 'kip1023' as const, lastError: event.error, leaderLogStartOffset: event.logStartOffset })),
+          { type: 'explain', params: ({ event }) => ({ rule: 'kip1023Eligible', detail: { error: event.error } }) },
+        ],
+      },
+      {
+        guard: 'isOffsetOutOfRange',
+        target: 'outOfRange',
+        actions: [
+          assign(({ event }) => ({ path: 'classic' as const, lastError: 'OFFSET_OUT_OF_RANGE', leaderLogStartOffset: event.logStartOffset })),
           {
-            guard: 'isDivergingEpoch',
-            target: 'truncating',
-            actions: [
-              {
-                type: 'truncateTo',
-                params: ({ event }) => ({
-                  offset: divergenceTruncationOffset(event.replica.leaderEpochs, event.replica.logEndOffset, event.divergingEpoch!),
-                  rule: 'divergingEpoch',
-                }),
-              },
-              // Kafka: lastFetchedEpoch = the log's latest epoch after the truncation, so the
-              // next Fetch does not repeat the stale epoch.
-              assign(({ event }) => {
-                const offset = divergenceTruncationOffset(event.replica.leaderEpochs, event.replica.logEndOffset, event.divergingEpoch!);
-                return { fetchOffset: offset, lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, offset) };
-              }),
-            ],
-          },
-          {
-            // KIP-1176: no records came (the WAL carries them); the log may have grown since
-            // the Fetch was sent, and then the new offset is reported at once.
-            guard: ({ context, event }) => event.error === null && event.wal === true && event.replica.logEndOffset > context.fetchOffset,
-            target: 'fetching',
-            reenter: true,
-            actions: [
-              { type: 'updateFromLeader', params: ({ event }) => ({ highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
-              assign(({ event }) => ({ fetchOffset: event.replica.logEndOffset, lastFetchedEpoch: latestEpoch(event.replica.leaderEpochs), retries: 0, lastError: null, path: null })),
-            ],
-          },
-          {
-            guard: ({ event }) => event.error === null && event.wal === true,
-            target: 'walIdle',
-            actions: [
-              { type: 'updateFromLeader', params: ({ event }) => ({ highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }) },
-              assign({ retries: 0, lastError: null, path: null }),
-            ],
-          },
-          {
-            guard: 'hasNoError',
-            target: 'fetching',
-            reenter: true,
-            actions: [
-              {
-                type: 'appendRecords',
-                params: ({ event }) => ({ batches: event.batches, highWatermark: event.highWatermark, logStartOffset: event.logStartOffset }),
-              },
-              assign(({ context, event }) => {
-                const last = event.batches[event.batches.length - 1];
-                return last === undefined
-                  ? {}
-                  : { fetchOffset: last.lastOffset + 1, lastFetchedEpoch: last.leaderEpoch, retries: 0, lastError: null, path: null };
-              }),
-            ],
-          },
-          {
-            guard: 'isFencedLeaderEpoch',
-            target: 'failed',
-            actions: [
-              assign({ lastError: 'FENCED_LEADER_EPOCH' }),
-              { type: 'explain', params: { rule: 'fencedLeaderEpoch' } },
-            ],
-          },
-          {
-            guard: and([or(['isOffsetOutOfRange', 'isOffsetMovedToTieredStorage']), 'isKip1023Eligible']),
-            target: 'kip1023',
-            actions: [
-              assign(({ event }) => ({ path: 'kip1023' as const, lastError: event.error, leaderLogStartOffset: event.logStartOffset })),
-              { type: 'explain', params: ({ event }) => ({ rule: 'kip1023Eligible', detail: { error: event.error } }) },
-            ],
-          },
-          {
-            guard: 'isOffsetOutOfRange',
-            target: 'outOfRange',
-            actions: [
-              assign(({ event }) => ({ path: 'classic' as const, lastError: 'OFFSET_OUT_OF_RANGE', leaderLogStartOffset: event.logStartOffset })),
-              {
-                type: 'explain',
-                params: ({ event }) => ({
-                  rule: event.replica.lastTieredOffsetEnabled && event.replica.logEndOffset !== 0 && event.replica.tiered
-                    ? 'classicOutOfRangeNotEmpty'
-                    : 'classicOutOfRange',
-                }),
-              },
-            ],
-          },
-          {
-            guard: 'isOffsetMovedToTieredStorage',
-            target: 'tieredOffset',
-            actions: [
-              // TierStateMachine uses the leader's log start offset carried by the Fetch response.
-              assign(({ event }) => ({ path: 'classic' as const, lastError: 'OFFSET_MOVED_TO_TIERED_STORAGE', leaderLogStartOffset: event.logStartOffset })),
-              {
-                type: 'explain',
-                params: ({ event }) => ({
-                  rule: event.replica.lastTieredOffsetEnabled && event.replica.logEndOffset !== 0
-                    ? 'classicTieredOffsetNotEmpty'
-                    : 'classicTieredOffset',
-                }),
-              },
-            ],
-          },
-          {
-            target: 'delayed',
-            actions: assign(({ event }) => ({ lastError: event.error })),
+            type: 'explain',
+            params: ({ event: { replica: r } }) => ({ rule: r.lastTieredOffsetEnabled && r.logEndOffset !== 0 && r.tiered ? 'classicOutOfRangeNotEmpty' : 'classicOutOfRange' }),
           },
         ],
       },
-    },
+      {
+        guard: 'isOffsetMovedToTieredStorage',
+        target: 'tieredOffset',
+        actions: [
+          // TierStateMachine uses the leader's log start offset carried by the Fetch response.
+          assign(({ event }) => ({ path: 'classic' as const, lastError: 'OFFSET_MOVED_TO_TIERED_STORAGE', leaderLogStartOffset: event.logStartOffset })),
+          { type: 'explain', params: ({ event: { replica: r } }) => ({ rule: r.lastTieredOffsetEnabled && r.logEndOffset !== 0 ? 'classicTieredOffsetNotEmpty' : 'classicTieredOffset' }) },
+        ],
+      },
+      { target: 'delayed', actions: recordError() },
+    ]),
     /** Kafka's Truncating state: a divergent tail is removed before fetching again. */
     truncating: {
       always: { target: 'fetching' },
@@ -360,142 +373,70 @@ export const followerFetcherMachine = setup({
     outOfRange: {
       initial: 'awaitingLatestOffset',
       states: {
-        awaitingLatestOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -1 as const, currentLeaderEpoch: context.leaderEpoch }) },
-          ],
-          on: {
-            'listOffsets.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
-              {
-                guard: 'isLeaderBehindFollower',
-                target: '#followerFetcher.fetching',
-                actions: [
-                  { type: 'truncateTo', params: ({ event }) => ({ offset: event.offset, rule: 'leaderEndBelowFollowerEnd' }) },
-                  assign(({ event }) => ({
-                    fetchOffset: event.offset,
-                    leaderLogEndOffset: event.offset,
-                    lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, event.offset),
-                  })),
-                ],
-              },
-              { target: 'awaitingEarliestOffset', actions: assign(({ event }) => ({ leaderLogEndOffset: event.offset })) },
+        awaitingLatestOffset: askLeader(sendListOffsets(-1), 'listOffsets.responded', [
+          {
+            guard: 'isLeaderBehindFollower',
+            target: '#followerFetcher.fetching',
+            actions: [
+              { type: 'truncateTo', params: ({ event }) => ({ offset: event.offset, rule: 'leaderEndBelowFollowerEnd' }) },
+              assign(({ event }) => ({
+                fetchOffset: event.offset,
+                leaderLogEndOffset: event.offset,
+                lastFetchedEpoch: latestEpochAfterTruncation(event.replica.leaderEpochs, event.offset),
+              })),
             ],
           },
-        },
-        awaitingEarliestOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -2 as const, currentLeaderEpoch: context.leaderEpoch }) },
-          ],
-          on: {
-            'listOffsets.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
-              {
-                guard: ({ event }) => event.offset > event.replica.logEndOffset,
-                target: '#followerFetcher.fetching',
-                actions: [
-                  { type: 'truncateFullyAndStartAt', params: ({ event }) => ({ offset: event.offset, logStartOffset: event.offset, rule: 'leaderStartAboveFollowerEnd' }) },
-                  assign(({ event }) => ({ fetchOffset: event.offset, leaderLogStartOffset: event.offset, lastFetchedEpoch: -1 })),
-                ],
-              },
-              {
-                target: '#followerFetcher.fetching',
-                actions: [
-                  assign(({ event }) => ({ fetchOffset: Math.max(event.offset, event.replica.logEndOffset), leaderLogStartOffset: event.offset })),
-                  { type: 'explain', params: ({ event }) => ({ rule: 'resumeAtFollowerEnd', detail: { offset: Math.max(event.offset, event.replica.logEndOffset) } }) },
-                ],
-              },
+          { target: 'awaitingEarliestOffset', actions: assign(({ event }) => ({ leaderLogEndOffset: event.offset })) },
+        ]),
+        awaitingEarliestOffset: askLeader(sendListOffsets(-2), 'listOffsets.responded', [
+          {
+            guard: ({ event }) => event.offset > event.replica.logEndOffset,
+            target: '#followerFetcher.fetching',
+            actions: [
+              { type: 'truncateFullyAndStartAt', params: ({ event }) => ({ offset: event.offset, logStartOffset: event.offset, rule: 'leaderStartAboveFollowerEnd' }) },
+              assign(({ event }) => ({ fetchOffset: event.offset, leaderLogStartOffset: event.offset, lastFetchedEpoch: -1 })),
             ],
           },
-        },
+          {
+            target: '#followerFetcher.fetching',
+            actions: [
+              assign(({ event }) => ({ fetchOffset: Math.max(event.offset, event.replica.logEndOffset), leaderLogStartOffset: event.offset })),
+              { type: 'explain', params: ({ event }) => ({ rule: 'resumeAtFollowerEnd', detail: { offset: Math.max(event.offset, event.replica.logEndOffset) } }) },
+            ],
+          },
+        ]),
       },
     },
     /** Classic OFFSET_MOVED_TO_TIERED_STORAGE handling: TierStateMachine.start. */
     tieredOffset: {
       initial: 'awaitingEarliestLocalOffset',
       states: {
-        awaitingEarliestLocalOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -4 as const, currentLeaderEpoch: context.leaderEpoch }) },
-          ],
-          on: {
-            'listOffsets.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
-              {
-                target: '#followerFetcher.buildingAuxState',
-                actions: assign(({ event }) => ({
-                  leaderLocalLogStartOffset: event.offset,
-                  leaderLocalLogStartEpoch: event.leaderEpoch,
-                  auxTargetOffset: event.offset,
-                  auxTargetEpoch: event.leaderEpoch,
-                })),
-              },
-            ],
+        awaitingEarliestLocalOffset: askLeader(sendListOffsets(-4), 'listOffsets.responded', [
+          {
+            target: '#followerFetcher.buildingAuxState',
+            actions: assign(({ event }) => ({
+              leaderLocalLogStartOffset: event.offset,
+              leaderLocalLogStartEpoch: event.leaderEpoch,
+              auxTargetOffset: event.offset,
+              auxTargetEpoch: event.leaderEpoch,
+            })),
           },
-        },
+        ]),
       },
     },
     /** KIP-1023: ListOffsets -2, -6 and -4, then one jump to the chosen start. */
     kip1023: {
       initial: 'awaitingEarliestOffset',
       states: {
-        awaitingEarliestOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -2 as const, currentLeaderEpoch: context.leaderEpoch }) },
-          ],
-          on: {
-            'listOffsets.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
-              { target: 'awaitingEarliestPendingUploadOffset', actions: assign(({ event }) => ({ leaderLogStartOffset: event.offset })) },
-            ],
-          },
-        },
-        awaitingEarliestPendingUploadOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -6 as const, currentLeaderEpoch: context.leaderEpoch }) },
-          ],
-          on: {
-            'listOffsets.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
-              {
-                target: 'awaitingEarliestLocalOffset',
-                actions: assign(({ event }) => ({ earliestPendingUploadOffset: event.offset, earliestPendingUploadEpoch: event.leaderEpoch })),
-              },
-            ],
-          },
-        },
-        awaitingEarliestLocalOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            { type: 'sendListOffsets', params: ({ context }) => ({ requestId: context.awaiting, timestamp: -4 as const, currentLeaderEpoch: context.leaderEpoch }) },
-          ],
-          on: {
-            'listOffsets.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
-              {
-                target: 'choosingStart',
-                actions: assign(({ event }) => ({ leaderLocalLogStartOffset: event.offset, leaderLocalLogStartEpoch: event.leaderEpoch })),
-              },
-            ],
-          },
-        },
+        awaitingEarliestOffset: askLeader(sendListOffsets(-2), 'listOffsets.responded', [
+          { target: 'awaitingEarliestPendingUploadOffset', actions: assign(({ event }) => ({ leaderLogStartOffset: event.offset })) },
+        ]),
+        awaitingEarliestPendingUploadOffset: askLeader(sendListOffsets(-6), 'listOffsets.responded', [
+          { target: 'awaitingEarliestLocalOffset', actions: assign(({ event }) => ({ earliestPendingUploadOffset: event.offset, earliestPendingUploadEpoch: event.leaderEpoch })) },
+        ]),
+        awaitingEarliestLocalOffset: askLeader(sendListOffsets(-4), 'listOffsets.responded', [
+          { target: 'choosingStart', actions: assign(({ event }) => ({ leaderLocalLogStartOffset: event.offset, leaderLocalLogStartEpoch: event.leaderEpoch })) },
+        ]),
         /** Transient: apply KIP-1023's start rule to the three answers. */
         choosingStart: {
           always: [
@@ -506,10 +447,7 @@ export const followerFetcherMachine = setup({
                 assign({ lastError: 'earliest pending upload offset unknown' }),
                 {
                   type: 'explain',
-                  params: ({ context }) => ({
-                    rule: 'kip1023PendingUploadUnknown',
-                    detail: { logStartOffset: context.leaderLogStartOffset, localLogStartOffset: context.leaderLocalLogStartOffset },
-                  }),
+                  params: ({ context: c }) => ({ rule: 'kip1023PendingUploadUnknown', detail: { logStartOffset: c.leaderLogStartOffset, localLogStartOffset: c.leaderLocalLogStartOffset } }),
                 },
               ],
             },
@@ -517,10 +455,7 @@ export const followerFetcherMachine = setup({
               guard: 'isKip1023StartAtLogStart',
               target: '#followerFetcher.fetching',
               actions: [
-                {
-                  type: 'truncateFullyAndStartAt',
-                  params: ({ context }) => ({ offset: context.leaderLogStartOffset, logStartOffset: context.leaderLogStartOffset, rule: 'kip1023StartAtLogStart' }),
-                },
+                { type: 'truncateFullyAndStartAt', params: ({ context: c }) => ({ offset: c.leaderLogStartOffset, logStartOffset: c.leaderLogStartOffset, rule: 'kip1023StartAtLogStart' }) },
                 assign(({ context }) => ({ fetchOffset: context.leaderLogStartOffset, lastFetchedEpoch: -1 })),
               ],
             },
@@ -530,13 +465,9 @@ export const followerFetcherMachine = setup({
                 assign(({ context }) => ({ auxTargetOffset: kip1023Start(context), auxTargetEpoch: kip1023StartEpoch(context) })),
                 {
                   type: 'explain',
-                  params: ({ context }) => ({
+                  params: ({ context: c }) => ({
                     rule: 'kip1023Start',
-                    detail: {
-                      earliestPendingUploadOffset: context.earliestPendingUploadOffset,
-                      localLogStartOffset: context.leaderLocalLogStartOffset,
-                      start: kip1023Start(context),
-                    },
+                    detail: { earliestPendingUploadOffset: c.earliestPendingUploadOffset, localLogStartOffset: c.leaderLocalLogStartOffset, start: kip1023Start(c) },
                   }),
                 },
               ],
@@ -555,155 +486,79 @@ export const followerFetcherMachine = setup({
             { target: 'awaitingEpochEndOffset' },
           ],
         },
-        awaitingEpochEndOffset: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
+        awaitingEpochEndOffset: askLeader(
+          sendAwaited('sendOffsetsForLeaderEpoch', (c) => ({ leaderEpoch: c.auxTargetEpoch - 1, currentLeaderEpoch: c.leaderEpoch })),
+          'offsetsForLeaderEpoch.responded',
+          [
             {
-              type: 'sendOffsetsForLeaderEpoch',
-              params: ({ context }) => ({ requestId: context.awaiting, leaderEpoch: context.auxTargetEpoch - 1, currentLeaderEpoch: context.leaderEpoch }),
+              target: 'lookingUpRemoteSegment',
+              actions: assign(({ context, event }) => ({ auxPreviousEpoch: event.endOffset > context.auxTargetOffset - 1 ? event.leaderEpoch : context.auxTargetEpoch })),
             },
           ],
-          on: {
-            'offsetsForLeaderEpoch.responded': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              { guard: 'isFencedLeaderEpoch', target: '#followerFetcher.failed', actions: assign({ lastError: 'FENCED_LEADER_EPOCH' }) },
-              { guard: ({ event }) => event.error !== null, target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: event.error })) },
+        ),
+        lookingUpRemoteSegment: awaitAnswer(sendAwaited('lookupRemoteSegment', (c) => ({ epoch: c.auxPreviousEpoch, offset: c.auxTargetOffset - 1 })), 'remoteSegment.lookedUp', [
+          {
+            guard: 'isRemoteSegmentFound',
+            target: 'awaitingLeaderEpochCheckpoint',
+            actions: [
+              assign(({ event }) => ({ remoteSegmentEndOffset: event.found!.endOffset, remoteKeys: event.found!.keys })),
               {
-                target: 'lookingUpRemoteSegment',
-                actions: assign(({ context, event }) => ({
-                  auxPreviousEpoch: event.endOffset > context.auxTargetOffset - 1 ? event.leaderEpoch : context.auxTargetEpoch,
-                })),
+                type: 'truncateFullyAndStartAt',
+                params: ({ context, event }) => ({
+                  offset: event.found!.endOffset + 1,
+                  logStartOffset: context.leaderLogStartOffset >= 0 ? context.leaderLogStartOffset : event.found!.endOffset + 1,
+                  rule: context.path === 'kip1023' ? 'auxStateKip1023' : 'auxStateClassic',
+                }),
               },
             ],
           },
-        },
-        lookingUpRemoteSegment: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            {
-              type: 'lookupRemoteSegment',
-              params: ({ context }) => ({ requestId: context.awaiting, epoch: context.auxPreviousEpoch, offset: context.auxTargetOffset - 1 }),
-            },
-          ],
-          on: {
-            'remoteSegment.lookedUp': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          {
+            target: '#followerFetcher.delayed',
+            actions: [
+              assign({ lastError: 'previous remote log segment metadata was not found' }),
               {
-                guard: 'isRemoteSegmentFound',
-                target: 'awaitingLeaderEpochCheckpoint',
-                actions: [
-                  assign(({ event }) => ({ remoteSegmentEndOffset: event.found!.endOffset, remoteKeys: event.found!.keys })),
-                  {
-                    type: 'truncateFullyAndStartAt',
-                    params: ({ context, event }) => ({
-                      offset: event.found!.endOffset + 1,
-                      logStartOffset: context.leaderLogStartOffset >= 0 ? context.leaderLogStartOffset : event.found!.endOffset + 1,
-                      rule: context.path === 'kip1023' ? 'auxStateKip1023' : 'auxStateClassic',
-                    }),
-                  },
-                ],
-              },
-              {
-                target: '#followerFetcher.delayed',
-                actions: [
-                  assign({ lastError: 'previous remote log segment metadata was not found' }),
-                  {
-                    type: 'explain',
-                    params: ({ context, event }) => ({
-                      rule: 'remoteSegmentNotFound',
-                      detail: { epoch: context.auxPreviousEpoch, offset: context.auxTargetOffset - 1, reason: event.reason },
-                    }),
-                  },
-                ],
+                type: 'explain',
+                params: ({ context, event }) => ({ rule: 'remoteSegmentNotFound', detail: { epoch: context.auxPreviousEpoch, offset: context.auxTargetOffset - 1, reason: event.reason } }),
               },
             ],
           },
-        },
-        awaitingLeaderEpochCheckpoint: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            {
-              type: 'getRemoteObject',
-              params: ({ context }) => ({ requestId: context.awaiting, key: context.remoteKeys!.leaderEpochCheckpoint, purpose: 'leaderEpochCheckpoint' as const }),
-            },
-          ],
-          on: {
-            // Reading the aux state goes to remote storage, not the leader: like Kafka's
-            // synchronous TierStateMachine, a leader change takes effect once it is done.
-            'fetcher.started': {
-              actions: [
-                assign(({ event }) => ({ leader: event.leader, leaderEpoch: event.leaderEpoch })),
-                { type: 'explain', params: { rule: 'auxStateContinuesAcrossLeaderChange' } },
-              ],
-            },
-            'objectStore.getCompleted': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              {
-                guard: 'isGetOk',
-                target: 'awaitingProducerSnapshot',
-                actions: [
-                  { type: 'restoreLeaderEpochs', params: ({ event }) => ({ entries: event.leaderEpochs ?? [] }) },
-                  assign(({ event }) => {
-                    const entries = event.leaderEpochs ?? [];
-                    return { lastFetchedEpoch: entries.length > 0 ? entries[entries.length - 1][0] : -1 };
-                  }),
-                ],
-              },
-              { target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: `remote storage error: ${event.error}` })) },
+        ]),
+        awaitingLeaderEpochCheckpoint: awaitAnswer(getRemoteObject('leaderEpochCheckpoint'), 'objectStore.getCompleted', [
+          {
+            guard: 'isGetOk',
+            target: 'awaitingProducerSnapshot',
+            actions: [
+              { type: 'restoreLeaderEpochs', params: ({ event }) => ({ entries: event.leaderEpochs ?? [] }) },
+              assign(({ event }) => {
+                const entries = event.leaderEpochs ?? [];
+                return { lastFetchedEpoch: entries.length > 0 ? entries[entries.length - 1][0] : -1 };
+              }),
             ],
           },
-        },
-        awaitingProducerSnapshot: {
-          entry: [
-            assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1 })),
-            {
-              type: 'getRemoteObject',
-              params: ({ context }) => ({ requestId: context.awaiting, key: context.remoteKeys!.producerSnapshot, purpose: 'producerSnapshot' as const }),
-            },
-          ],
-          on: {
-            // Reading the aux state goes to remote storage, not the leader: like Kafka's
-            // synchronous TierStateMachine, a leader change takes effect once it is done.
-            'fetcher.started': {
-              actions: [
-                assign(({ event }) => ({ leader: event.leader, leaderEpoch: event.leaderEpoch })),
-                { type: 'explain', params: { rule: 'auxStateContinuesAcrossLeaderChange' } },
-              ],
-            },
-            'objectStore.getCompleted': [
-              { guard: ({ context, event }) => event.requestId !== context.awaiting },
-              {
-                guard: 'isGetOk',
-                target: '#followerFetcher.fetching',
-                actions: [
-                  { type: 'restoreProducerState', params: ({ event }) => ({ entries: event.producers ?? [] }) },
-                  assign(({ context }) => ({ fetchOffset: context.remoteSegmentEndOffset + 1, retries: 0 })),
-                  {
-                    type: 'explain',
-                    params: ({ context }) => ({ rule: 'auxStateBuilt', detail: { offset: context.remoteSegmentEndOffset + 1 } }),
-                  },
-                ],
-              },
-              { target: '#followerFetcher.delayed', actions: assign(({ event }) => ({ lastError: `remote storage error: ${event.error}` })) },
+          remoteStorageError(),
+        ], { 'fetcher.started': continueAcrossLeaderChange() }),
+        awaitingProducerSnapshot: awaitAnswer(getRemoteObject('producerSnapshot'), 'objectStore.getCompleted', [
+          {
+            guard: 'isGetOk',
+            target: '#followerFetcher.fetching',
+            actions: [
+              { type: 'restoreProducerState', params: ({ event }) => ({ entries: event.producers ?? [] }) },
+              assign(({ context }) => ({ fetchOffset: context.remoteSegmentEndOffset + 1, retries: 0 })),
+              { type: 'explain', params: ({ context }) => ({ rule: 'auxStateBuilt', detail: { offset: context.remoteSegmentEndOffset + 1 } }) },
             ],
           },
-        },
+          remoteStorageError(),
+        ], { 'fetcher.started': continueAcrossLeaderChange() }),
       },
     },
     /** Backoff after a failure; fetchOffset is unchanged and the Fetch is retried. */
     delayed: {
       entry: [
         assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1, retries: context.retries + 1 })),
-        {
-          type: 'startBackoff',
-          params: ({ context }) => ({ timerId: context.awaiting, reason: context.lastError ?? 'error' }),
-        },
+        { type: 'startBackoff', params: ({ context }) => ({ timerId: context.awaiting, reason: context.lastError ?? 'error' }) },
       ],
       on: {
-        'backoff.expired': [
-          { guard: ({ context, event }) => event.timerId !== context.awaiting },
-          { target: 'fetching' },
-        ],
+        'backoff.expired': [{ guard: not('isAwaitedTimer') }, { target: 'fetching' }],
       },
     },
     /**
@@ -720,7 +575,7 @@ export const followerFetcherMachine = setup({
           target: 'fetching',
           actions: assign(({ context, event }) => ({ fetchOffset: Math.max(context.fetchOffset, event.logEndOffset), lastFetchedEpoch: event.lastEpoch })),
         },
-        'backoff.expired': [{ guard: ({ context, event }) => event.timerId !== context.awaiting }, { target: 'fetching' }],
+        'backoff.expired': [{ guard: not('isAwaitedTimer') }, { target: 'fetching' }],
       },
     },
     /** Marked failed (fenced leader epoch) until the next leader change. */

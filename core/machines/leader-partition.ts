@@ -12,6 +12,7 @@
 import { assign, enqueueActions, setup } from 'xstate';
 import { type LeaderView, decideFollowerFetch, listOffsetsAnswer } from '../domain/leader-rules.js';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { Rule } from '../domain/rules.js';
 import type { Acks } from '../scenario/types.js';
 import { bugOn } from '../util/bugs.js';
 
@@ -107,21 +108,21 @@ export const leaderPartitionMachine = setup({
   },
   actions: {
     /** Effect: answer a follower Fetch; with no error the kernel reads records from fetchOffset. */
-    respondFetch: (_, _p: { msgId: number; error: KafkaError | null; rule: string; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null }) => {},
+    respondFetch: (_, _p: { msgId: number; error: KafkaError | null; rule: Rule; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null }) => {},
     /** Effect: hold a Fetch with no new data until data arrives or replica.fetch.wait.max.ms. */
     parkFetch: (_, _p: { msgId: number }) => {},
-    respondListOffsets: (_, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: string }) => {},
+    respondListOffsets: (_, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: Rule }) => {},
     respondOffsetsForLeaderEpoch: (_, _p: { msgId: number; error: KafkaError | null; requestedEpoch: number }) => {},
     /** Effect: append a produce as leader in the current epoch. */
     appendAsLeader: (_, _p: { msgId: number; records: number; acks: Acks }) => {},
     /** Effect: refuse a produce. */
-    rejectProduce: (_, _p: { error: KafkaError; rule: string }) => {},
+    rejectProduce: (_, _p: { error: KafkaError; rule: Rule }) => {},
     /** Effect: set the leader's high watermark (never lowered). */
     advanceHighWatermark: (_, _p: { highWatermark: number }) => {},
     /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
     startIsrCheckTimer: (_, _p: { timerId: number }) => {},
     /** Effect: record an ISR change. */
-    isrChanged: (_, _p: { isr: number[]; added: number[]; removed: number[]; rule: string }) => {},
+    isrChanged: (_, _p: { isr: number[]; added: number[]; removed: number[]; rule: Rule }) => {},
     recordFollowerFetch: assign(({ context, event }) => {
       const e = event as Ev<'fetch.received'>;
       const prev = (context.followers as Record<number, FollowerProgress | undefined>)[e.from];

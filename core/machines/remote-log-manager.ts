@@ -18,8 +18,9 @@
  * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
  * pure functions of domain/retention.ts.
  */
-import { assign, enqueueActions, setup } from 'xstate';
+import { assign, enqueueActions, not, setup } from 'xstate';
 import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
+import type { Rule } from '../domain/rules.js';
 
 export interface RemoteLogManagerContext {
   broker: number;
@@ -102,7 +103,7 @@ export const remoteLogManagerMachine = setup({
     deleteLocalSegments: (_, _p: { segments: SegmentRange[] }) => {},
     /** Effect: roll the active segment so it can be uploaded. */
     rollActiveSegment: (_, _p: undefined) => {},
-    explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
+    explain: (_, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
     scheduleNextRun: enqueueActions(({ context, enqueue }) => {
       const timerId = context.nextId;
       enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
@@ -161,7 +162,7 @@ export const remoteLogManagerMachine = setup({
     idle: {
       on: {
         'rlm.taskDue': [
-          { guard: ({ context, event }) => event.timerId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isMetadataLoading',
             target: 'running',
@@ -180,7 +181,7 @@ export const remoteLogManagerMachine = setup({
     running: {
       on: {
         'rlm.step': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'shouldRollActive',
             actions: ['rollActiveSegment', { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
@@ -244,7 +245,7 @@ export const remoteLogManagerMachine = setup({
     copying: {
       on: {
         'rlm.copyCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isOk',
             target: 'running',
@@ -268,7 +269,7 @@ export const remoteLogManagerMachine = setup({
     cleaningUpFailedCopy: {
       on: {
         'rlm.deleteCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isOk',
             target: 'idle',
@@ -282,7 +283,7 @@ export const remoteLogManagerMachine = setup({
     deletingRemote: {
       on: {
         'rlm.deleteCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isOk',
             target: 'running',

@@ -12,7 +12,7 @@
  * Pure: the kernel passes the bytes pending with each event and runs the effects (start
  * the interval timer, assemble and PUT an object, publish its chunks, put chunks back).
  */
-import { assign, setup } from 'xstate';
+import { assign, not, setup } from 'xstate';
 
 export interface WalCombinerContext {
   broker: number;
@@ -94,7 +94,7 @@ export const walCombinerMachine = setup({
       on: {
         'wal.appended': { guard: 'isFull', target: 'flushing' },
         'wal.timer': [
-          { guard: ({ context, event }) => event.timerId !== context.awaiting },
+          { guard: not('isAwaited') },
           { guard: 'hasPending', target: 'flushing' },
           { target: 'idle' },
         ],
@@ -114,7 +114,7 @@ export const walCombinerMachine = setup({
       ],
       on: {
         'wal.putCompleted': [
-          { guard: ({ context, event }) => event.requestId !== context.awaiting },
+          { guard: not('isAwaited') },
           {
             guard: 'isPutOk',
             target: 'published',
@@ -149,7 +149,7 @@ export const walCombinerMachine = setup({
       ],
       on: {
         'wal.timer': [
-          { guard: ({ context, event }) => event.timerId !== context.awaiting },
+          { guard: not('isAwaited') },
           { guard: 'hasPending', target: 'flushing' },
           { target: 'idle', actions: assign({ failures: 0, lastError: null }) },
         ],

@@ -17,6 +17,7 @@
  */
 import { assign, setup } from 'xstate';
 import { bugOn } from '../util/bugs.js';
+import type { Rule } from '../domain/rules.js';
 
 /** One WAL metadata record (PROTOCOL 7.3), as a replica keeps it. */
 export interface WalChunkRef {
@@ -88,7 +89,7 @@ export const walReplicaMachine = setup({
     /** Effect: the elected replica has applied the WAL tail; complete the election. */
     tailSynced: (_, _p: { logEndOffset: number; applied: number }) => {},
     /** Record a step and the rule that caused it. */
-    explain: (_, _p: { rule: string; detail?: Record<string, number | string | null> }) => {},
+    explain: (_, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
   },
   guards: {
     hasApplicable: ({ context }) => applicableChunk(context) !== undefined,

@@ -3,9 +3,14 @@
  * the browser both use it, so a newcomer reads the same explanation everywhere.
  */
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { NarratedRule } from '../domain/rules.js';
 import type { RequestEntry, TraceEntry } from '../sim/trace.js';
 
-/** Why each rule applies, in the words of PROTOCOL.md. */
+/**
+ * Why each rule applies, in the words of PROTOCOL.md: one sentence for every rule the model
+ * produces (core/domain/rules.ts) but the few it leaves unnarrated, and for nothing else.
+ * Read by any trace entry's rule, hence the string keys of its type.
+ */
 export const RULES: Record<string, string> = {
   belowLogStartOffset: 'the offset is below the leader\'s Log-Start-Offset (PROTOCOL 3: o < LSO)',
   aboveLogEndOffset: 'the offset is above the leader\'s Log-End-Offset (PROTOCOL 3: o > LEO)',
@@ -65,7 +70,6 @@ export const RULES: Record<string, string> = {
   logRetention: 'log retention on a topic that is not tiered: the segment breaches retention.*, so Log-Start-Offset moves with it',
   rollForLocalRetention: 'the active segment breaches local.retention.ms, so it is rolled and can be uploaded',
   remoteRetention: 'remote retention deleted the segment, so Log-Start-Offset moves past it',
-  belowLogStartOffset_remote: 'the remote segment lies below Log-Start-Offset',
   retentionMs: 'the remote segment is older than retention.ms',
   retentionBytes: 'the partition is above retention.bytes across both tiers',
   retryDelete: 'an earlier delete of this segment failed (DELETE_SEGMENT_STARTED); the expiration task retries it',
@@ -109,7 +113,7 @@ export const RULES: Record<string, string> = {
   walObjectTiered: 'KIP-1176: every chunk in the WAL object is now in tiered storage (at or below Ry), so the object is deleted',
   walObjectPastLocalRetention: 'KIP-1176: every chunk in the WAL object is past local retention, so the object is deleted',
   walMetadataRetention: 'KIP-1176: records older than wal.metadata.retention.ms leave the WAL metadata topic',
-};
+} satisfies Record<NarratedRule, string>;
 
 function who(e: unknown): string {
   if (e === 'consumer') return 'consumer';
