@@ -4,6 +4,7 @@
  * changes (tiering or the WAL turned on or off), new replicas, clean leader elections
  * (KRaft's, immediate) and the clients' produce and consume requests.
  */
+import type { Rule } from '../domain/rules.js';
 import { type ConfigValue, isBrokerConfigKey, isTopicConfigKey } from '../domain/config.js';
 import { assignEpoch, latestEpoch } from '../domain/leader-epoch-cache.js';
 import { emptyLog, logEndOffset } from '../domain/partition-log.js';
@@ -215,7 +216,7 @@ function electLeader(s: Sim, topic: string, partition: number, broker: number): 
  * Clean election. With KIP-1176 the elected replica first syncs the tail from the WAL: the
  * partition has no leader until it has applied the chunks it knows of.
  */
-export function becomeLeader(s: Sim, key: string, broker: number, rule: string): void {
+export function becomeLeader(s: Sim, key: string, broker: number, rule: Rule): void {
   const state = s.state;
   const part = state.partitions[key];
   const old = part.leader;
@@ -249,7 +250,7 @@ export function tailSynced(s: Sim, broker: number, key: string, applied: number,
 }
 
 /** The election proper: bump the epoch, the new leader appends (epoch, LEO) to its cache. */
-function completeLeadership(s: Sim, key: string, broker: number, rule: string, old: number): void {
+function completeLeadership(s: Sim, key: string, broker: number, rule: Rule, old: number): void {
   const state = s.state;
   const now = state.nowMs;
   const part = state.partitions[key];

@@ -6,6 +6,7 @@
  * would ignore fails to compile too. The work itself is in the subsystems; this file only
  * routes.
  */
+import type { Rule } from '../domain/rules.js';
 import { endOffsetFor, epochForOffset, checkpointUpTo, latestEpoch } from '../domain/leader-epoch-cache.js';
 import { logEndOffset } from '../domain/partition-log.js';
 import { completeAcks, appendAsLeader } from './clients.js';
@@ -246,7 +247,7 @@ const walReplica: Handlers<'walReplica'> = {
 };
 
 /** A machine's explanation of a step and the rule behind it, for the trace and narration. */
-function explain(s: Sim, type: 'fetcher' | 'rlm' | 'wal', broker: number, key: string, rule: string, detail: Record<string, number | string | null> | undefined): void {
+function explain(s: Sim, type: 'fetcher' | 'rlm' | 'wal', broker: number, key: string, rule: Rule, detail: Record<string, number | string | null> | undefined): void {
   const part = s.state.partitions[key];
   s.emit({ atMs: s.state.nowMs, type, action: 'explain', broker, topic: part.topic, partition: part.partition, rule, ...(detail ?? {}) });
 }

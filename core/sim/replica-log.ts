@@ -4,6 +4,7 @@
  * state's epochs and producers, and the local bytes the storage cost follows. Each is traced,
  * and a follower's append is checked against the leader's log as it happens.
  */
+import type { Rule } from '../domain/rules.js';
 import type { EpochEntry } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, appendBatch, localBytes, logEndOffset, maybeIncrementLogStartOffset, truncateFullyAndStartAt, truncateTo, updateHighWatermark } from '../domain/partition-log.js';
 import { type ProducerEntry, restoreProducerState } from '../domain/producer-state.js';
@@ -62,7 +63,7 @@ export function followLeaderOffsets(s: Sim, broker: number, key: string, highWat
 }
 
 /** Removes the log at and above `offset` (never below the local log start). */
-export function truncateReplicaTo(s: Sim, broker: number, key: string, offset: number, rule: string): void {
+export function truncateReplicaTo(s: Sim, broker: number, key: string, offset: number, rule: Rule): void {
   const now = s.state.nowMs;
   const part = s.state.partitions[key];
   const r = replica(s.state, key, broker);
@@ -74,7 +75,7 @@ export function truncateReplicaTo(s: Sim, broker: number, key: string, offset: n
 }
 
 /** Clears the log and restarts it empty at `offset` (Log.truncateFullyAndStartAt). */
-export function truncateReplicaFully(s: Sim, broker: number, key: string, offset: number, logStartOffset: number, rule: string): void {
+export function truncateReplicaFully(s: Sim, broker: number, key: string, offset: number, logStartOffset: number, rule: Rule): void {
   const now = s.state.nowMs;
   const part = s.state.partitions[key];
   const r = replica(s.state, key, broker);

@@ -3,6 +3,7 @@
  * run continues from that copy with the same trace. Every subsystem reads and writes this
  * state through its `Sim` context (core/sim/context.ts); nothing here runs.
  */
+import type { Rule } from '../domain/rules.js';
 import type { BrokerConfig, ModelKnobs, TopicConfig } from '../domain/config.js';
 import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import type { Prices } from '../domain/prices.js';
@@ -45,7 +46,7 @@ export interface WalState {
   /** Chunk batches read by a replica, by `broker|key|requestId`, until appended. */
   reads: Record<string, RecordBatch[]>;
   /** Elections waiting for the elected replica to sync the tail from the WAL, by partition. */
-  tailSync: Record<string, { broker: number; rule: string; previous: number }>;
+  tailSync: Record<string, { broker: number; rule: Rule; previous: number }>;
 }
 
 export interface ReplicaState {

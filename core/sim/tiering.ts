@@ -5,6 +5,7 @@
  * segments (retention raises Log-Start-Offset first); local retention; the highest offset in
  * remote storage (Ry); and the follower's look-up of a remote segment for its auxiliary state.
  */
+import type { Rule } from '../domain/rules.js';
 import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, truncateFromStart as truncateEpochsFromStart } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../domain/partition-log.js';
 import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../domain/producer-state.js';
@@ -75,7 +76,7 @@ export function finishCopy(s: Sim, broker: number, key: string, segmentId: strin
 }
 
 /** Ry never decreases while the broker is up. */
-export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: string, offset: number, rule: string): void {
+export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: string, offset: number, rule: Rule): void {
   const part = s.state.partitions[key];
   const r = replica(s.state, key, broker);
   if (offset <= r.highestOffsetInRemoteStorage) return;
@@ -92,7 +93,7 @@ export function abortCopy(s: Sim, broker: number, key: string, requestId: number
 }
 
 /** DELETE_SEGMENT_STARTED and the segment's objects deleted together. */
-export function startRemoteDelete(s: Sim, broker: number, key: string, requestId: number, segmentId: string, rule: string): void {
+export function startRemoteDelete(s: Sim, broker: number, key: string, requestId: number, segmentId: string, rule: Rule): void {
   const state = s.state;
   const part = state.partitions[key];
   const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);

@@ -4,6 +4,7 @@
  * the public contract of docs/CONTRACT.md (extend, never rename).
  */
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
+import type { Rule } from '../domain/rules.js';
 
 export type Endpoint = number | 'consumer' | 'producer';
 
@@ -11,8 +12,8 @@ interface Base {
   atMs: number;
   topic?: string;
   partition?: number;
-  /** The rule of PROTOCOL.md that decided this step (narration key). */
-  rule?: string;
+  /** The rule that decided this step (narration key, core/domain/rules.ts). */
+  rule?: Rule;
 }
 
 export interface RequestEntry extends Base {

@@ -7,6 +7,7 @@
  * chunk. The KIP left these internals open: docs/protocol.md says which parts are its words
  * and which are this model's reconstruction.
  */
+import type { Rule } from '../domain/rules.js';
 import { effectiveLocalRetentionMs } from '../domain/config.js';
 import { latestEpoch } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, logEndOffset } from '../domain/partition-log.js';
@@ -192,9 +193,9 @@ function walCleanup(s: Sim, broker: number): void {
   }
 }
 
-function walObjectDeletable(s: Sim, o: WalObject): string | null {
+function walObjectDeletable(s: Sim, o: WalObject): Rule | null {
   const state = s.state;
-  let rule = 'walObjectTiered';
+  let rule: Rule = 'walObjectTiered';
   for (const id of o.chunkIds) {
     const c = state.wal.chunks[String(id)];
     if (c === undefined) continue;
