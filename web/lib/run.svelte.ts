@@ -10,6 +10,7 @@ import { RULES } from '../../core/narrate/narrate.js';
 import { toMermaid } from '../../core/report/mermaid.js';
 import { type Chapter, CHAPTERS, findChapter, type ResolvedChapter, StopFinder } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
+import { actionContext, readTimelineAction } from '../../core/scenario/timeline.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
@@ -31,33 +32,6 @@ export interface NarrationLine {
   text: string;
   rule?: string;
   error: boolean;
-}
-
-/** Checks a recorded action against the scenario (URL input is untrusted). */
-export function actionProblem(s: Scenario, a: TimelineAction): string | null {
-  const broker = (b: number | undefined) => b === undefined || (Number.isInteger(b) && b >= 0 && b < s.brokers);
-  const tp = (topic: string, partition: number) => {
-    const t = s.topics.find((x) => x.name === topic);
-    return t !== undefined && Number.isInteger(partition) && partition >= 0 && partition < t.partitions;
-  };
-  switch (a.kind) {
-    case 'addReplica':
-    case 'electLeader':
-      return tp(a.topic, a.partition) && broker(a.broker) ? null : `${a.kind}: no such topic, partition or broker`;
-    case 'produce':
-      return tp(a.topic, a.partition) && Number.isInteger(a.records) && a.records > 0 && a.records <= 1e6 ? null : 'produce: bad topic, partition or records';
-    case 'consume':
-      return tp(a.topic, a.partition) && broker(a.broker) && Number.isInteger(a.fromOffset) && Number.isInteger(a.records) ? null : 'consume: bad fields';
-    case 'crash':
-    case 'restart':
-      return broker(a.broker) ? null : `${a.kind}: no such broker`;
-    case 'setConfig':
-      return a.values && typeof a.values === 'object' ? null : 'setConfig: no values';
-    case 'objectStore':
-      return typeof a.available === 'boolean' ? null : 'objectStore: available must be true or false';
-    default:
-      return 'unknown action';
-  }
 }
 
 export class RunState {
@@ -140,13 +114,16 @@ export class RunState {
       this.problems = r.problems;
       return false;
     }
+    // URL input is untrusted: each action is read by the scenario file's timeline rules,
+    // and the session gets the action as read (fresh, only known keys, defaults applied).
     const okActions: RecordedAction[] = [];
     const bad: string[] = [];
-    for (const a of actions) {
-      const p = actionProblem(r.scenario, a.action);
-      if (p === null) okActions.push(a);
-      else bad.push(`actions[${a.step}]: ${p}`);
-    }
+    const ctx = actionContext(r.scenario);
+    actions.forEach((a, i) => {
+      const read = readTimelineAction(ctx, a.action, `actions[${i}].action`);
+      if (read.ok) okActions.push({ step: a.step, action: read.action });
+      else bad.push(...read.problems.map((p) => `${p.path}: ${p.message}`));
+    });
     if (bad.length) this.urlProblems = [...this.urlProblems, ...bad];
     this.stop();
     this.chapter = null;

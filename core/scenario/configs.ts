@@ -1,0 +1,144 @@
+/**
+ * The config maps of a scenario: broker configs (top-level `config`), topic configs
+ * (`topics[i].config`), the configs a `setConfig` event changes, the model knobs (`model`)
+ * and the prices (`prices`). A key given in the wrong place is named with where it belongs.
+ */
+import {
+  BROKER_CONFIGS,
+  MODEL_KNOBS,
+  TOPIC_CONFIGS,
+  isBrokerConfigKey,
+  isTopicConfigKey,
+} from '../domain/config.js';
+import type { ConfigSpec, ConfigValue, ModelKnobs } from '../domain/config.js';
+import { PRICE_KEYS, WAL_PRICE_LISTS, isPriceKey } from '../domain/prices.js';
+import type { PriceOverrides } from '../domain/prices.js';
+import { boolC, checkInt, describe, expectMap, hasOwn, keyPath, list, oneOfC, q, stringC } from './checks.js';
+import type { Problems, RawMap } from './checks.js';
+
+export const BROKER_KEYS = Object.keys(BROKER_CONFIGS);
+export const TOPIC_CONFIG_KEYS = Object.keys(TOPIC_CONFIGS);
+const MODEL_KEYS = Object.keys(MODEL_KNOBS);
+
+function isModelKnob(key: string): key is keyof ModelKnobs {
+  return hasOwn(MODEL_KNOBS, key);
+}
+
+function checkConfigValue(p: Problems, spec: ConfigSpec, v: unknown, path: string): ConfigValue | undefined {
+  switch (spec.kind) {
+    case 'int':
+      return checkInt(p, v, path, { min: spec.min });
+    case 'boolean':
+      return boolC.check(p, v, path);
+    case 'string':
+      if (spec.oneOf) return oneOfC(spec.oneOf).check(p, v, path);
+      return stringC().check(p, v, path);
+  }
+}
+
+export type ConfigScope =
+  /** Top-level `config:`: broker configs only. */
+  | 'broker'
+  /** `topics[i].config`: topic configs only. */
+  | 'topic'
+  /** `setConfig` without `topic`: either. */
+  | 'any'
+  /** `setConfig` with `topic`: topic configs only. */
+  | 'oneTopic';
+
+/**
+ * Validates the entries of a config map (all keys but `skip`). Returns the given values
+ * in a fresh object, or undefined after a problem.
+ */
+export function validateConfigEntries(
+  p: Problems,
+  obj: RawMap,
+  base: string,
+  scope: ConfigScope,
+  skip: readonly string[] = [],
+): Record<string, ConfigValue> {
+  const out: Record<string, ConfigValue> = {};
+  for (const key of Object.keys(obj)) {
+    if (skip.includes(key)) continue;
+    const path = keyPath(base, key);
+    const broker = isBrokerConfigKey(key);
+    const topic = isTopicConfigKey(key);
+    let spec: ConfigSpec | undefined;
+    if (broker && (scope === 'broker' || scope === 'any')) spec = BROKER_CONFIGS[key as keyof typeof BROKER_CONFIGS];
+    else if (topic && scope !== 'broker') spec = TOPIC_CONFIGS[key as keyof typeof TOPIC_CONFIGS];
+
+    if (spec) {
+      const value = checkConfigValue(p, spec, obj[key], path);
+      if (value !== undefined) out[key] = value;
+      continue;
+    }
+    if (topic && scope === 'broker') {
+      p.add(path, `${q(key)} is a topic config; put it under topics[i].config of the topic it applies to (the top-level config holds broker configs: ${list(BROKER_KEYS)})`);
+    } else if (broker && scope === 'topic') {
+      p.add(path, `${q(key)} is a broker config (cluster-wide); put it under the top-level config (topic configs are: ${list(TOPIC_CONFIG_KEYS)})`);
+    } else if (broker && scope === 'oneTopic') {
+      p.add(path, `${q(key)} is a broker config and cannot be set for one topic; remove 'topic' to set it cluster-wide, or use a separate setConfig event`);
+    } else if (isModelKnob(key)) {
+      p.add(path, scope === 'broker' || scope === 'topic'
+        ? `${q(key)} is a model knob, not a Kafka config; put it under model`
+        : `${q(key)} is a model knob and cannot be changed during a run; set it under model`);
+    } else {
+      const expected = scope === 'broker' ? BROKER_KEYS : scope === 'any' ? [...BROKER_KEYS, ...TOPIC_CONFIG_KEYS] : TOPIC_CONFIG_KEYS;
+      const noun = scope === 'broker' ? 'broker config' : scope === 'any' ? 'config' : 'topic config';
+      p.add(path, `unknown ${noun} ${q(key)}; expected one of ${list(expected)}`);
+    }
+  }
+  return out;
+}
+
+export function validateModel(p: Problems, v: unknown, path: string, zones: readonly string[]): Partial<ModelKnobs> {
+  const out: Partial<ModelKnobs> = {};
+  const obj = expectMap(p, v, path, `a map of model knobs (${list(MODEL_KEYS)})`);
+  if (!obj) return out;
+  for (const key of Object.keys(obj)) {
+    const kp = keyPath(path, key);
+    if (isModelKnob(key)) {
+      const spec = MODEL_KNOBS[key];
+      if (spec.kind === 'zone') {
+        const value = obj[key];
+        if (typeof value === 'string' && (value === '' || zones.includes(value))) (out as Record<string, unknown>)[key] = value;
+        else p.add(kp, `expected '' (the partition leader's zone) or one of the zones ${list(zones)}, got ${describe(value)}`);
+        continue;
+      }
+      const value = checkInt(p, obj[key], kp, { min: spec.min });
+      if (value !== undefined) (out as Record<string, unknown>)[key] = value;
+    } else if (isBrokerConfigKey(key)) {
+      p.add(kp, `${q(key)} is a broker config, not a model knob; put it under the top-level config`);
+    } else if (isTopicConfigKey(key)) {
+      p.add(kp, `${q(key)} is a topic config, not a model knob; put it under topics[i].config`);
+    } else {
+      p.add(kp, `unknown model knob ${q(key)}; expected one of ${list(MODEL_KEYS)}`);
+    }
+  }
+  return out;
+}
+
+/** Prices are non-negative numbers of USD; the free bytes per request are integers. */
+export function validatePrices(p: Problems, v: unknown, path: string): PriceOverrides {
+  const out: Record<string, unknown> = {};
+  const obj = expectMap(p, v, path, `a map of prices (${list(PRICE_KEYS)})`);
+  if (!obj) return out;
+  for (const key of Object.keys(obj)) {
+    const kp = keyPath(path, key);
+    const value = obj[key];
+    if (!isPriceKey(key)) {
+      p.add(kp, `unknown price ${q(key)}; expected one of ${list(PRICE_KEYS)}`);
+    } else if (key === 'walPriceList') {
+      const priceList = oneOfC(WAL_PRICE_LISTS).check(p, value, kp);
+      if (priceList !== undefined) out[key] = priceList;
+    } else if (key.endsWith('Bytes')) {
+      const bytes = checkInt(p, value, kp, { min: 0, note: '(bytes)' });
+      if (bytes !== undefined) out[key] = bytes;
+    } else if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      p.add(kp, `expected a number >= 0 (USD), got ${describe(value)}`);
+    } else {
+      out[key] = value === 0 ? 0 : value; // normalise -0
+    }
+  }
+  return out as PriceOverrides;
+}
