@@ -13,7 +13,7 @@ import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
 import { latencyMs, leaderFacts, replica, replicaFacts, walServes, zoneOf } from './facts.js';
-import type { Message, ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage, ResponseOf } from './state.js';
+import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
 /** Sends a follower's request to the leader its fetcher follows. */
