@@ -114,20 +114,3 @@ export type KernelRule =
 
 /** Every rule the model produces. */
 export type Rule = LeaderRule | FetcherRule | RlmRule | WalReplicaRule | KernelRule;
-
-/**
- * The rules the narration has no sentence for: it shows their name, or says what happened
- * in its own words. Listed here so that a new rule without a sentence is a choice.
- */
-export type UnnarratedRule =
-  | 'noLeader'
-  | 'notReplica'
-  | 'replicaAdded'
-  | 'storeRecovered'
-  | 'storeOutage'
-  | 'remoteSegmentMissing'
-  | 'remoteReadFailed'
-  | 'rlmRunDone';
-
-/** The rules with a sentence in the narration. */
-export type NarratedRule = Exclude<Rule, UnnarratedRule>;

@@ -3,7 +3,7 @@
  * the browser both use it, so a newcomer reads the same explanation everywhere.
  */
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
-import type { NarratedRule } from '../domain/rules.js';
+import type { Rule } from '../domain/rules.js';
 import type { RequestEntry, TraceEntry } from '../sim/trace.js';
 
 /**
@@ -113,7 +113,15 @@ export const RULES: Record<string, string> = {
   walObjectTiered: 'KIP-1176: every chunk in the WAL object is now in tiered storage (at or below Ry), so the object is deleted',
   walObjectPastLocalRetention: 'KIP-1176: every chunk in the WAL object is past local retention, so the object is deleted',
   walMetadataRetention: 'KIP-1176: records older than wal.metadata.retention.ms leave the WAL metadata topic',
-} satisfies Record<NarratedRule, string>;
+  noLeader: 'the partition has no leader (the last in-sync replica is down), so nothing can be appended until one returns',
+  notReplica: 'the broker holds no replica of the partition',
+  replicaAdded: 'the new replica starts empty and fetches from the leader, down the classic or the KIP-1023 path',
+  storeOutage: 'the object store refuses every request (ServiceUnavailable) until it recovers',
+  storeRecovered: 'the object store answers again, at its normal speed',
+  remoteSegmentMissing: 'no finished remote segment holds the offset, so the read is out of range',
+  remoteReadFailed: 'the ranged GET of the remote segment failed, so the consumer gets a retriable error and fetches again',
+  rlmRunDone: 'the remote log manager task is done until its next run (remote.log.manager.task.interval.ms)',
+} satisfies Record<Rule, string>;
 
 function who(e: unknown): string {
   if (e === 'consumer') return 'consumer';
