@@ -1,5 +1,5 @@
 /**
- * The CLI of docs/CONTRACT.md, run as a user runs it (a child process through tsx):
+ * The CLI (README, "The CLI"; docs/json-output.md), run as a user runs it (a child process through tsx):
  * JSON against the contract, narration, exit codes, bad input without stack traces.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * Model-based tests, items 4 and 5: the conformance suite (conformance/*.yaml, expected
- * outcomes citing Kafka's tests and PROTOCOL's examples) passes, its expectations can
+ * outcomes citing Kafka's tests and docs/protocol.md's examples) passes, its expectations can
  * fail, and each deliberate bug is caught, by an invariant or a conformance case, named.
  */
 import { readdirSync } from 'node:fs';
@@ -21,8 +21,8 @@ describe('conformance suite', () => {
     expect(problems).toEqual([]);
     expect(cases.length).toBeGreaterThanOrEqual(20);
     for (const c of cases) expect(c.source.length).toBeGreaterThan(10);
-    // Every example of PROTOCOL section 9 has its case.
-    for (let i = 1; i <= 10; i++) expect(cases.some((c) => c.source.includes(`PROTOCOL 9.${i}`)), `PROTOCOL 9.${i}`).toBe(true);
+    // Every example of docs/protocol.md §9 has its case.
+    for (let i = 1; i <= 10; i++) expect(cases.some((c) => c.source.includes(`docs/protocol.md §9.${i}`)), `docs/protocol.md §9.${i}`).toBe(true);
   });
 
   test.each(cases.map((c) => [c.file, c] as const))('%s', (_file, c) => {

@@ -1,6 +1,6 @@
 /**
  * Zones and money (issue 6, part 2): bytes across zones, object-store requests per store,
- * stored bytes over time and the cost of a run, priced with PROTOCOL section 8's table.
+ * stored bytes over time and the cost of a run, priced with docs/protocol.md §8's table.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -256,7 +256,7 @@ describe('cost of a run', () => {
   });
 
   test('cross-zone transfer and S3 Standard requests, by hand; a prices block changes them', () => {
-    // Goal: PROTOCOL 8's arithmetic on a run small enough to follow.
+    // Goal: docs/protocol.md §8's arithmetic on a run small enough to follow.
     // Method: 512 records of 1 MiB to a leader in zone a; the follower in zone b fetches all
     // 512 MiB (0.5 GB at $0.01 each side = $0.01); the first 256 MiB segment rolls and is
     // uploaded as 4 objects (segment, offset index, epoch checkpoint, producer snapshot):
@@ -287,7 +287,7 @@ describe('cost of a run', () => {
     expect(c.total).toBeCloseTo(c.crossZone + c.objectStoreRequests + c.objectStoreTransfer + c.storage, 9);
   });
 
-  test('the default prices are PROTOCOL 8 and are reported in config.prices', () => {
+  test('the default prices are docs/protocol.md §8 and are reported in config.prices', () => {
     const json = run(tiered({}));
     expect(json.config.prices).toEqual({
       crossZoneUsdPerGbEachDirection: 0.01,

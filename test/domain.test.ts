@@ -1,7 +1,7 @@
 /**
  * Table-driven tests for the pure domain functions (core/domain) and the deterministic
  * kernel's building blocks (core/sim/prng.ts, core/sim/event-queue.ts).
- * Expected values come from PROTOCOL.md and from what Apache Kafka's own code does
+ * Expected values come from docs/protocol.md and from what Apache Kafka's own code does
  * (LeaderEpochFileCache, UnifiedLog, LogSegment, RemoteLogMetadataCache, RemoteLogManager).
  */
 import { describe, expect, test } from 'vitest';
@@ -263,7 +263,7 @@ describe('leader rules', () => {
     ['not tiered: LEO', notTiered, 200, 'localRecords', null],
     ['not tiered: LEO + 1', notTiered, 201, 'aboveLogEndOffset', 'OFFSET_OUT_OF_RANGE'],
   ])('decideFollowerFetch: %s', (_name, v, fetchOffset, rule, error) => {
-    // Goal: PROTOCOL section 3, every row and every boundary.
+    // Goal: docs/protocol.md §3, every row and every boundary.
     // Method: leader 10 / 100 / 200 (LSO / LLSO / LEO) unless the row says otherwise.
     expect(decideFollowerFetch(v, fetchOffset)).toEqual({ rule, error });
   });
@@ -279,7 +279,7 @@ describe('leader rules', () => {
     ['not tiered -> -1', { tiered: false, highestOffsetInRemoteStorage: 149 }, -1, 'notTiered'],
     ['not tiered, h = -1 -> -1', { tiered: false, highestOffsetInRemoteStorage: -1, localLogStartOffset: 10 }, -1, 'notTiered'],
   ])('earliestPendingUploadOffset: %s', (_name, o, offset, rule) => {
-    // Goal: PROTOCOL section 4.2 leader side and section 9 example 8.
+    // Goal: docs/protocol.md §3 (ListOffsets -6) and §9 example 8.
     // Method: one view per row.
     expect(earliestPendingUploadOffset(view(o))).toEqual({ offset, rule });
   });
@@ -299,7 +299,7 @@ describe('leader rules', () => {
     ['not tiered', -5, -1, 'latestTiered', notTiered],
     ['not tiered', -6, -1, 'earliestPendingUpload.notTiered', notTiered],
   ])('listOffsetsAnswer, %s: timestamp %i -> %i', (_name, timestamp, offset, rule, v) => {
-    // Goal: the special ListOffsets timestamps of PROTOCOL section 2.
+    // Goal: the special ListOffsets timestamps of docs/protocol.md §2.
     // Method: leader 10 / 100 / 200 with Ry 149, and the same offsets not tiered.
     expect(listOffsetsAnswer(v, timestamp)).toEqual({ offset, rule });
   });
@@ -526,7 +526,7 @@ describe('remote metadata', () => {
   });
 
   test.each(PAIRS)('isAllowedTransition(%s -> %s) = %s', (from, to, allowed) => {
-    // Goal: PROTOCOL section 5: states only move forward along the four edges (a self pair is an idempotent re-publish).
+    // Goal: docs/protocol.md §5: states only move forward along the four edges (a self pair is an idempotent re-publish).
     // Method: every (from, to) pair.
     expect(isAllowedTransition(from, to)).toBe(allowed);
   });

@@ -12,7 +12,7 @@ const byType = (trace: Loose[], type: string, action?: string) => trace.filter((
 
 describe('life of a tiered partition', () => {
   test('steady state: every rolled segment below the last stable offset is uploaded in order, and deleted locally only after', () => {
-    // Goal: PROTOCOL 5's copy order and local retention rule over 20 s of produce traffic.
+    // Goal: docs/protocol.md §5's copy order and local retention rule over 20 s of produce traffic.
     // Method: run steady-state-upload; check the remote segments are contiguous from 0 to Ry
     // and every local delete on the leader happened after that segment's COPY_SEGMENT_FINISHED.
     const { json } = runBundled('steady-state-upload');

@@ -3,7 +3,7 @@
  * The machines are pure: each event gives a next snapshot and the effects to run, as
  * action objects `{ type, params }`. These tests feed events the way core/sim/kernel.ts
  * builds them (`replicaFacts`, `leaderFacts`, `onResponse`) and check the effects asked
- * for, never executing them. Expected behaviour: PROTOCOL.md sections 3, 4, 5 and 9.
+ * for, never executing them. Expected behaviour: docs/protocol.md §3, §4, §5 and §9.
  */
 import { describe, expect, test } from 'vitest';
 import { type AnyMachineSnapshot, type AnyStateMachine, initialTransition, transition } from 'xstate';
@@ -215,7 +215,7 @@ describe('followerFetcherMachine', () => {
   });
 
   test('records: appendRecords, then Fetch at lastOffset + 1 with the last batch epoch', () => {
-    // Goal: PROTOCOL 4.1 "Records": append, fetchOffset = lastOffset + 1.
+    // Goal: docs/protocol.md §4.1 "Records": append, fetchOffset = lastOffset + 1.
     // Method: an empty follower gets two batches [0, 9] and [10, 19] in epoch 2.
     const batches = [batch(0, 9, 2), batch(10, 19, 2)];
     const r = follow([started(facts(0), 2), fetched({ batches, highWatermark: 15, logStartOffset: 0, replica: facts(0) })]);
@@ -235,7 +235,7 @@ describe('followerFetcherMachine', () => {
 
   describe('classic OFFSET_OUT_OF_RANGE (flag off)', () => {
     test('leader LSO above own LEO: ListOffsets -1, then -2, then truncateFullyAndStartAt(leader LSO)', () => {
-      // Goal: PROTOCOL 4.1 and example 2's first round (leader 10 / 100 / 200).
+      // Goal: docs/protocol.md §4.1 and example 2's first round (leader 10 / 100 / 200).
       // Method: empty follower; Fetch(0) -> OOR; LATEST 200; EARLIEST 10.
       const r = follow([
         started(facts(0)),
@@ -252,7 +252,7 @@ describe('followerFetcherMachine', () => {
     });
 
     test('unclean election: leader LEO below own LEO -> truncateTo(leader LEO), no ListOffsets -2', () => {
-      // Goal: PROTOCOL 4.1: "If leader LEO < own LEO (unclean election): truncate to it."
+      // Goal: docs/protocol.md §4.1, leaderEndBelowFollowerEnd: a leader LEO below the follower's (unclean election) truncates to it.
       // Method: follower LEO 120 fetches at 120; the leader's LEO is 100.
       const own = facts(120, { leaderEpochs: [[3, 0]] });
       const r = follow([
@@ -303,7 +303,7 @@ describe('followerFetcherMachine', () => {
     });
   });
 
-  describe('classic OFFSET_MOVED_TO_TIERED_STORAGE and the remote aux state (PROTOCOL 4.3)', () => {
+  describe('classic OFFSET_MOVED_TO_TIERED_STORAGE and the remote aux state (docs/protocol.md §4.3)', () => {
     test('example 1 (flag off, leader 0 / 100 / 200): ListOffsets -4, aux state, Fetch from segment end + 1', () => {
       // Goal: the whole success path: one lookup, truncateFullyAndStartAt, both GETs, restores, Fetch.
       // Method: target epoch 0, so no OffsetsForLeaderEpoch; the remote segment [50, 99] covers (0, 99).
@@ -378,7 +378,7 @@ describe('followerFetcherMachine', () => {
     });
 
     test('remote segment not found -> delayed with startBackoff; backoff.expired -> Fetch again at the same fetchOffset', () => {
-      // Goal: PROTOCOL 4.3 step 2: "previous remote log segment metadata was not found" -> delay and retry.
+      // Goal: docs/protocol.md §4.3 step 2: "previous remote log segment metadata was not found" -> delay and retry.
       // Method: the lookup finds nothing (metadata still loading); then the timer fires.
       const r = follow([
         started(facts(0)),
@@ -405,7 +405,7 @@ describe('followerFetcherMachine', () => {
       ['the leader-epoch checkpoint GET fails', [got(false)]],
       ['the producer snapshot GET fails', [got(true, { leaderEpochs: CHECKPOINT }), got(false)]],
     ])('getRemoteObject failure -> delayed, fetchOffset unchanged: %s', (_name, gets) => {
-      // Goal: a retriable remote storage error delays the partition (PROTOCOL 4.1 "Any failure").
+      // Goal: a retriable remote storage error delays the partition (docs/protocol.md §4.1 "Any failure").
       // Method: the segment is found, then a GET fails; then the backoff expires.
       const r = follow([
         started(facts(0)),
@@ -438,7 +438,7 @@ describe('followerFetcherMachine', () => {
     });
   });
 
-  describe('KIP-1023 path (PROTOCOL 4.2)', () => {
+  describe('KIP-1023 path (docs/protocol.md §4.2)', () => {
     test('ListOffsets -2, -6, -4 in that order, no -1', () => {
       // Goal: one round of three ListOffsets, no intermediate move to the log start offset.
       // Method: flag on, empty follower, leader 0 / 10 / 200 with EPUO 150.
@@ -599,7 +599,7 @@ describe('followerFetcherMachine', () => {
 
   describe('errors, fencing and stale answers', () => {
     test('FENCED_LEADER_EPOCH -> failed; a later fetcher.started leaves failed', () => {
-      // Goal: PROTOCOL 4.1: the only failure that is not a delay; it lasts until the next leader change.
+      // Goal: docs/protocol.md §4.1: the only failure that is not a delay; it lasts until the next leader change.
       // Method: fenced answer; then a late timer and response change nothing; then the new leader epoch arrives.
       const r = follow([started(facts(30), 2), fetched({ error: 'FENCED_LEADER_EPOCH', replica: facts(30) })]);
       expect(stateOf(r.snapshot)).toBe('failed');
@@ -614,7 +614,7 @@ describe('followerFetcherMachine', () => {
     });
 
     test.each<KafkaError>(['NOT_LEADER_OR_FOLLOWER', 'UNKNOWN_LEADER_EPOCH', 'NETWORK_EXCEPTION'])('%s -> delayed, then Fetch again at the same offset', (error) => {
-      // Goal: PROTOCOL 4.1 "Any failure ... delays the partition ... and retries with fetchOffset unchanged".
+      // Goal: docs/protocol.md §4.1 "Any failure": backoff with fetchOffset and state unchanged.
       // Method: follower at 30 gets the error, then its backoff timer fires.
       const r = follow([started(facts(30), 2, 1), fetched({ error, replica: facts(30) })]);
       expect(stateOf(r.snapshot)).toBe('delayed');
@@ -699,7 +699,7 @@ describe('followerFetcherMachine', () => {
 
   describe('diverging epoch', () => {
     test('truncateTo(min(diverging end offset, own LEO)), then Fetch from there', () => {
-      // Goal: PROTOCOL 6: a divergent tail is truncated before fetching again.
+      // Goal: docs/protocol.md §6: a divergent tail is truncated before fetching again.
       // Method: follower LEO 70 in epoch 1; the leader answers diverging epoch (1, 60).
       const own = facts(70, { leaderEpochs: [[1, 0]] });
       const r = follow([started(own, 2, 1), fetched({ divergingEpoch: { epoch: 1, endOffset: 60 }, replica: own })]);
@@ -817,7 +817,7 @@ describe('leaderPartitionMachine', () => {
     ['LEO + 1 -> OFFSET_OUT_OF_RANGE', 201, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'aboveLogEndOffset', fetchOffset: 201, divergingEpoch: null } }],
     ['LEO + 1, long poll expired -> OFFSET_OUT_OF_RANGE', 201, true, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'aboveLogEndOffset', fetchOffset: 201, divergingEpoch: null } }],
   ])('Fetch: %s', (_name, fetchOffset, waitExpired, expected) => {
-    // Goal: PROTOCOL section 3, every row, at the machine level.
+    // Goal: docs/protocol.md §3, every row, at the machine level.
     // Method: leader 10 / 100 / 200 with the whole ISR; one Fetch from broker 1.
     const r = lead([assumed([0, 1, 2]), fetchReceived({ fetchOffset, waitExpired })]);
     expect(r.lastEffects).toEqual([expected]);
@@ -919,7 +919,7 @@ describe('leaderPartitionMachine', () => {
     ['EARLIEST_PENDING_UPLOAD, stale Ry 5 below LSO 10 -> 10', -6, lview({ highestOffsetInRemoteStorage: 5 }), 10, 'earliestPendingUpload.afterHighestTiered'],
     ['EARLIEST_PENDING_UPLOAD, not tiered -> -1', -6, lview({ tiered: false, localLogStartOffset: 10, highestOffsetInRemoteStorage: -1 }), -1, 'earliestPendingUpload.notTiered'],
   ])('ListOffsets %s', (_name, timestamp, v, offset, rule) => {
-    // Goal: PROTOCOL section 2's special timestamps, and section 4.2's EPUO rule on the leader.
+    // Goal: docs/protocol.md §2's special timestamps, and §3's EPUO rule on the leader.
     // Method: one ListOffsets per row.
     const r = lead([assumed([0, 1, 2]), listOffsetsReceived(timestamp, v)]);
     expect(r.lastEffects).toEqual([{ type: 'respondListOffsets', params: { msgId: 78, error: null, timestamp, offset, rule } }]);
@@ -954,7 +954,7 @@ describe('leaderPartitionMachine', () => {
     ['acks=1 ignores min.insync.replicas', 1, [0], 3, ['appendAsLeader', 'advanceHighWatermark']],
     ['acks=0 ignores min.insync.replicas', 0, [0], 3, ['appendAsLeader', 'advanceHighWatermark']],
   ])('produce: %s', (_name, acks, isr, minIsr, expected) => {
-    // Goal: acks=all needs min.insync.replicas in the ISR (PROTOCOL 6).
+    // Goal: acks=all needs min.insync.replicas in the ISR (docs/protocol.md §6).
     // Method: produce 10 records to the leader at LEO 200.
     const r = lead([assumed(isr), produceReceived(10, acks, minIsr)]);
     expect(types(r.lastEffects)).toEqual(expected);
@@ -1075,7 +1075,7 @@ describe('remoteLogManagerMachine', () => {
       ['leader', START_LEADER],
       ['follower', START_FOLLOWER],
     ])('rlm.started (%s) -> idle, scheduleTask now', (role, started) => {
-      // Goal: the first task run is at once (PROTOCOL 5; RLM task scheduled with no initial delay).
+      // Goal: the first task run is at once (docs/protocol.md §5; RLM task scheduled with no initial delay).
       // Method: start a fresh machine.
       const r = rlm([started]);
       expect(stateOf(r.snapshot)).toBe('idle');
@@ -1093,7 +1093,7 @@ describe('remoteLogManagerMachine', () => {
       ['nothing uploaded -> nothing to update', -1, -1, []],
     ])('taskDue: %s, then running + requestStep', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
       // Goal: every run refreshes Ry from metadata before deciding anything, even with nothing
-      // to upload (KIP-1023's change), and never lowers it (PROTOCOL 1 and 5 step 1).
+      // to upload (KIP-1023's change), and never lowers it (docs/protocol.md §1 and §5 step 1).
       // Method: the first run of a leader, metadata ready.
       const r = rlm([START_LEADER, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })]);
       expect(stateOf(r.snapshot)).toBe('running');
@@ -1152,7 +1152,7 @@ describe('remoteLogManagerMachine', () => {
     });
   });
 
-  describe('rlm.step decisions, in priority order (PROTOCOL 5)', () => {
+  describe('rlm.step decisions, in priority order (docs/protocol.md §5)', () => {
     const ALL = { rollActive: true, candidate: S0, localDeletable: [S0], remoteExpired: EXPIRED };
     const NEXT_RUN: Effect = { type: 'scheduleTask', params: { timerId: 3, after: 'interval' } };
     const NEXT_STEP: Effect = { type: 'requestStep', params: { requestId: 3 } };
@@ -1184,7 +1184,7 @@ describe('remoteLogManagerMachine', () => {
       // Goal: one decision per step, in the machine's order: roll a breaching active segment, delete
       // uploaded local segments (Kafka runs local retention in its own task, so uploads never hold it
       // back), copy the next candidate (leader only, tiered, copy enabled, metadata loaded), expire
-      // remote segments (leader only), else wait for the next run (PROTOCOL 5).
+      // remote segments (leader only), else wait for the next run (docs/protocol.md §5).
       // Method: a replica in its first run (awaiting step 2) gets the facts.
       const r = rlm([{ type: 'rlm.started', role }, taskDue(), rstep(o)]);
       expect(stateOf(r.snapshot)).toBe(state);
@@ -1202,7 +1202,7 @@ describe('remoteLogManagerMachine', () => {
 
   describe('copy', () => {
     test('copyCompleted ok -> finishCopy(segmentId, endOffset of the candidate) + requestStep', () => {
-      // Goal: COPY_SEGMENT_FINISHED and Ry = endOffset after the upload, then the next decision (PROTOCOL 5 step 3).
+      // Goal: COPY_SEGMENT_FINISHED and Ry = endOffset after the upload, then the next decision (docs/protocol.md §5 step 3).
       // Method: copy 0-49 and complete it.
       const r = rlm([rstep({ candidate: S0 }), copied(true)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('running');
@@ -1245,7 +1245,7 @@ describe('remoteLogManagerMachine', () => {
 
     test('copyCompleted failed -> cleaningUpFailedCopy + abortCopy; deleteCompleted -> finishRemoteDelete (LSO kept) and the next run retries', () => {
       // Goal: a failed copy is cleaned up (DELETE_SEGMENT_STARTED -> delete -> DELETE_SEGMENT_FINISHED) and
-      // retried on the next run, not in this one (PROTOCOL 5 step 3).
+      // retried on the next run, not in this one (docs/protocol.md §5 step 3).
       // Method: the copy of 0-49 fails; the cleanup succeeds; the next run offers 0-49 again.
       const failed = rlm([rstep({ candidate: S0 }), copied(false, SEG0, 'ServiceUnavailable')], leaderRunning());
       expect(stateOf(failed.snapshot)).toBe('cleaningUpFailedCopy');
@@ -1284,7 +1284,7 @@ describe('remoteLogManagerMachine', () => {
 
   describe('remote retention', () => {
     test('deletingRemote: deleteCompleted ok -> finishRemoteDelete + requestStep (Log-Start-Offset was raised when the delete started), then the next expired one', () => {
-      // Goal: DELETE_SEGMENT_FINISHED and LSO = end + 1, one segment at a time (PROTOCOL 5, remote retention).
+      // Goal: DELETE_SEGMENT_FINISHED and LSO = end + 1, one segment at a time (docs/protocol.md §5, remote retention).
       // Method: two expired segments; the kernel's facts shrink after the first delete.
       const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(true, SEG0)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('running');

@@ -1,9 +1,9 @@
 /**
- * The remote log manager's decisions (PROTOCOL section 5): table-driven tests of the pure
+ * The remote log manager's decisions (docs/protocol.md §5): table-driven tests of the pure
  * functions of core/domain/retention.ts (copy candidates, local retention, the roll of a
  * breaching active segment, remote retention), then kernel runs of the remote log manager
  * (upload, a failed copy, remote retention) checked on the final state and the trace.
- * Expected values: PROTOCOL.md section 5 and section 9 examples 9 and 10, and what Apache
+ * Expected values: docs/protocol.md §5 and §9 examples 9 and 10, and what Apache
  * Kafka's RemoteLogManager (RLMCopyTask, RLMExpirationTask) and UnifiedLog do.
  */
 import { describe, expect, test } from 'vitest';
@@ -68,7 +68,7 @@ function meta(baseOffset: number, endOffset: number, o: Partial<RemoteSegmentMet
 // ---------------------------------------------------------------------------------------
 // Copy candidates
 
-describe('copyCandidates (PROTOCOL 5 step 2, example 9)', () => {
+describe('copyCandidates (docs/protocol.md §5 step 2, example 9)', () => {
   // Bases 5, 10, 15, 20; the active segment is 20-24.
   const FOUR = segsAt([5, 10, 15, 20], 24);
 
@@ -122,9 +122,9 @@ describe('copyCandidates (PROTOCOL 5 step 2, example 9)', () => {
 // ---------------------------------------------------------------------------------------
 // Local retention
 
-describe('localRetentionDeletable (PROTOCOL 5, example 10)', () => {
+describe('localRetentionDeletable (docs/protocol.md §5, example 10)', () => {
   test('example 10: segments rolled after 10, 20, 30, 40, local retention 1 byte, Ry 30 -> 2 segments left, LLSO 31', () => {
-    // Goal: PROTOCOL 9 example 10 exactly. Method: [0..10], [11..20], [21..30], [31..40] and an active
+    // Goal: docs/protocol.md §9 example 10 exactly. Method: [0..10], [11..20], [21..30], [31..40] and an active
     // segment from 41 (41-50, HW 51); local.retention.bytes 1; every rolled segment is below HW.
     const segments = [seg(0, 10), seg(11, 20), seg(21, 30), seg(31, 40), seg(41, 50)];
     const r = localRetentionDeletable({
@@ -216,7 +216,7 @@ describe('activeSegmentBreachesLocalTime', () => {
     ['empty active segment never, retention 0', { baseOffset: 0, endOffset: -1, maxTimestampMs: 0 }, 0, 1, false],
     ['retention -1 (no limit) -> never', { baseOffset: 40, endOffset: 44, maxTimestampMs: 0 }, -1, 1_000_000, false],
   ])('%s', (_name, active, retentionMs, nowMs, expected) => {
-    // Goal: an active segment that breaches local.retention.ms is rolled so it can be uploaded (PROTOCOL 5).
+    // Goal: an active segment that breaches local.retention.ms is rolled so it can be uploaded (docs/protocol.md §5).
     expect(activeSegmentBreachesLocalTime(active, retentionMs, nowMs)).toBe(expected);
   });
 });
@@ -224,7 +224,7 @@ describe('activeSegmentBreachesLocalTime', () => {
 // ---------------------------------------------------------------------------------------
 // Remote retention
 
-describe('remoteRetentionExpired (PROTOCOL 5, remote retention)', () => {
+describe('remoteRetentionExpired (docs/protocol.md §5, remote retention)', () => {
   // Three finished remote segments of 1000 bytes, [0..49] [50..99] [100..149], max timestamps
   // 1000, 2000, 3000; 500 bytes only local; LSO 0; no limits; now 10000.
   const REMOTE = [meta(0, 49, { maxTimestampMs: 1000 }), meta(50, 99, { maxTimestampMs: 2000 }), meta(100, 149, { maxTimestampMs: 3000 })];
@@ -347,7 +347,7 @@ function expectLocalDeletesAfterUpload(json: RunJson): void {
   }
 }
 
-describe('kernel: rlm-upload-and-local-retention (PROTOCOL 5, examples 9 and 10 on one broker)', () => {
+describe('kernel: rlm-upload-and-local-retention (docs/protocol.md §5, examples 9 and 10 on one broker)', () => {
   const { json } = runBundled('rlm-upload-and-local-retention');
 
   test('final state: [0,49] and [50,99] finished remotely, Ry 99, LLSO 100, LSO 0', () => {
@@ -366,7 +366,7 @@ describe('kernel: rlm-upload-and-local-retention (PROTOCOL 5, examples 9 and 10 
   });
 
   test('each copy: COPY_SEGMENT_STARTED, then its 4 PUTs, then COPY_SEGMENT_FINISHED', () => {
-    // Goal: PROTOCOL 5 step 3: metadata first, one copy carrying the segment, its offset index, the
+    // Goal: docs/protocol.md §5 step 3: metadata first, one copy carrying the segment, its offset index, the
     // leader-epoch checkpoint and the producer snapshot, then the metadata update.
     // Method: for each copied segment, the trace positions of its metadata changes and PUTs.
     const started = metadataChanges(json).filter((m) => m.to === 'COPY_SEGMENT_STARTED');
@@ -415,7 +415,7 @@ describe('kernel: a failed copy (tiered store down from 0 to 1500, task every 10
   const started = () => metadataChanges(json).filter((m) => m.to === 'COPY_SEGMENT_STARTED');
 
   test('the first copy fails: its PUTs fail, copyFailed, DELETE_SEGMENT_STARTED and the cleanup DELETEs', () => {
-    // Goal: PROTOCOL 5: a failed copy is cleaned up (DELETE_SEGMENT_STARTED -> delete the partial objects).
+    // Goal: docs/protocol.md §5: a failed copy is cleaned up (DELETE_SEGMENT_STARTED -> delete the partial objects).
     // Method: the first COPY_SEGMENT_STARTED (0-49 at 0 ms) and what follows for its segment id.
     const first = started()[0];
     expect([first.baseOffset, first.endOffset, first.atMs]).toEqual([0, 49, 0]);
@@ -457,7 +457,7 @@ describe('kernel: a failed copy (tiered store down from 0 to 1500, task every 10
   // copy whose DELETEs failed stays DELETE_SEGMENT_STARTED for good (and the partial objects, if any,
   // stay in the store). Kafka retries it: RLMExpirationTask.cleanupExpiredRemoteLogSegments adds every
   // DELETE_SEGMENT_STARTED segment to the segments to delete ("retry mechanism for dangling remote
-  // segments that failed the deletion in previous attempts"). PROTOCOL 5 expects a failed copy to end
+  // segments that failed the deletion in previous attempts"). docs/protocol.md §5 expects a failed copy to end
   // DELETE_SEGMENT_FINISHED. Here both failed attempts (at 0 and 1150 ms) stay DELETE_SEGMENT_STARTED
   // although the store is back from 1500 ms and the task runs at 2300, 3300 and 4300 ms.
   test('a failed copy\'s metadata reaches DELETE_SEGMENT_FINISHED once the store is back', () => {
@@ -470,7 +470,7 @@ describe('kernel: a failed copy (tiered store down from 0 to 1500, task every 10
   });
 
   test('retried on later runs: copies before the store is back fail, the first run after it finishes 0-49 then 50-99', () => {
-    // Goal: a failed copy is retried on the next run, under a new segment id (PROTOCOL 5 step 3).
+    // Goal: a failed copy is retried on the next run, under a new segment id (docs/protocol.md §5 step 3).
     // Method: every COPY_SEGMENT_STARTED, its time and final state.
     const s = started();
     const before = s.filter((m) => m.atMs < 1500);
@@ -533,7 +533,7 @@ describe('kernel: remote retention (retention.bytes across both tiers)', () => {
   });
 
   test('the two oldest: DELETE_SEGMENT_STARTED -> DELETE_SEGMENT_FINISHED, one at a time; 100-149 stays', () => {
-    // Goal: remote retention deletes expired segments oldest first (PROTOCOL 5). Method: the metadata
+    // Goal: remote retention deletes expired segments oldest first (docs/protocol.md §5). Method: the metadata
     // changes and the rlm deleteStarted entries.
     const changes = metadataChanges(json).map((m) => [m.baseOffset, m.from, m.to]);
     expect(changes).toEqual([
@@ -555,7 +555,7 @@ describe('kernel: remote retention (retention.bytes across both tiers)', () => {
   });
 
   test("the leader's Log-Start-Offset moves to 100 (logStartOffsetRaised); LLSO and the local log stay", () => {
-    // Goal: remote retention raises LSO to the deleted end + 1 (PROTOCOL 5).
+    // Goal: remote retention raises LSO to the deleted end + 1 (docs/protocol.md §5).
     expect(entries(json, 'log', 'logStartOffsetRaised').map((e) => [e.broker, e.from, e.logStartOffset, e.rule])).toEqual([
       [0, 0, 50, 'remoteRetention'],
       [0, 50, 100, 'remoteRetention'],

@@ -139,7 +139,7 @@ describe('S3 faults through a proxy', () => {
     const gets = trace.filter((e) => e.type === 'objectStore' && e.op === 'get' && e.purpose === 'producerSnapshot');
     expect(gets.map((e) => [e.ok, e.error])).toEqual([[false, 'S3 SlowDown (HTTP 503)']]);
     expect(attempts.get(`GET /tierscope/getfail/tiered/${String(gets[0].key)}`)).toBe(3);
-    // PROTOCOL 5: not failed, delayed by replica.fetch.backoff.ms with the fetch offset unchanged ...
+    // docs/protocol.md §4.1: not failed, delayed by replica.fetch.backoff.ms with the fetch offset unchanged ...
     const delayed = trace.find((e) => e.type === 'fetcher' && e.action === 'delayed')!;
     expect(delayed).toMatchObject({ broker: 1, delayMs: 1000, rule: 'backoff' });
     expect(String(delayed.reason)).toContain('SlowDown');

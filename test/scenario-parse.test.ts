@@ -12,8 +12,8 @@ const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'bad'
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Raw = any;
 
-/** The example of docs/CONTRACT.md ("Scenario file"), verbatim. */
-const CONTRACT_EXAMPLE = `
+/** The first scenario-file example (the core of docs/scenario-format.md's, before prices and clientZone), verbatim. */
+const FORMAT_EXAMPLE = `
 name: KIP-1023 fast partial upload          # required
 description: Empty follower joins a tiered leader.   # optional, shown in UI and CLI
 seed: 7                                     # optional, default 1
@@ -147,8 +147,8 @@ describe('valid scenarios', () => {
     expect(s.prices).toEqual({ walPriceList: 'before-2025-04', crossZoneUsdPerGbEachDirection: 0.01 });
   });
 
-  test('the CONTRACT example parses, with every value as written', () => {
-    const s = scenarioOf(parseScenarioText(CONTRACT_EXAMPLE, 'contract.yaml'));
+  test('the first format example parses, with every value as written', () => {
+    const s = scenarioOf(parseScenarioText(FORMAT_EXAMPLE, 'contract.yaml'));
     expect(s.name).toBe('KIP-1023 fast partial upload');
     expect(s.description).toBe('Empty follower joins a tiered leader.');
     expect(s.seed).toBe(7);
@@ -198,8 +198,8 @@ describe('valid scenarios', () => {
   });
 
   test('the same scenario as JSON gives the same result', () => {
-    const fromYaml = scenarioOf(parseScenarioText(CONTRACT_EXAMPLE));
-    const asJson = JSON.stringify(parseYaml(CONTRACT_EXAMPLE), null, 2);
+    const fromYaml = scenarioOf(parseScenarioText(FORMAT_EXAMPLE));
+    const asJson = JSON.stringify(parseYaml(FORMAT_EXAMPLE), null, 2);
     expect(scenarioOf(parseScenarioText(asJson, 'x.json'))).toEqual(fromYaml);
     expect(scenarioOf(validateScenario(JSON.parse(asJson)))).toEqual(fromYaml);
   });

@@ -1,5 +1,5 @@
 /**
- * One story per bundled scenario, asserting the outcome PROTOCOL.md section 9 gives and
+ * One story per bundled scenario, asserting the outcome docs/protocol.md §9 gives and
  * the request sequence in the trace.
  */
 import { readdirSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
 import { type Loose, ROOT, collapse, fetchErrorsTo, loadBundled, replicaOf, requestsFrom, runBundled } from './support/run.js';
 
-describe('bundled scenarios (PROTOCOL section 9)', () => {
+describe('bundled scenarios (docs/protocol.md §9)', () => {
   test('example 1: flag off, leader 0/100/200: OFFSET_MOVED_TO_TIERED_STORAGE, then LLSO 100 in one round', () => {
     // Goal: the classic KIP-405 path for a follower below the leader's local log start.
     // Method: run classic-one-round; check the follower's requests and its final offsets.
@@ -105,7 +105,7 @@ describe('bundled scenarios (PROTOCOL section 9)', () => {
     expect(collapse(requestsFrom(json.trace, 1))).toContain('Fetch@100');
   });
 
-  test('seed case: EPUO below Log-Start-Offset after tiering was re-enabled: truncate and replicate from LSO', () => {
+  test('kip1023-epuo-below-log-start: EPUO below Log-Start-Offset after tiering was re-enabled: truncate and replicate from LSO', () => {
     const { json } = runBundled('kip1023-epuo-below-log-start');
     const epuo = json.trace.find((e) => e.type === 'response' && (e as Loose).timestamp === -6) as Loose;
     expect(epuo.offset).toBe(100);

@@ -1,5 +1,5 @@
 /**
- * KIP-1176 mode (PROTOCOL section 7): the WAL machines on their own, and each bundled WAL
+ * KIP-1176 mode (docs/protocol.md §7): the WAL machines on their own, and each bundled WAL
  * scenario's story with the figures it is there to show.
  */
 import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
@@ -73,7 +73,7 @@ describe('WAL replica machine', () => {
   });
 
   test('a chunk of an older leader epoch is dropped, and a new epoch drops the ones held', () => {
-    // Goal: PROTOCOL 7.7, followers ignore chunks whose leader epoch is older than the current one.
+    // Goal: docs/protocol.md §7.7, followers ignore chunks whose leader epoch is older than the current one.
     const r = feed<WalReplicaEvent>(walReplicaMachine, REPLICA, [
       { type: 'wal.started', leaderEpoch: 1, logEndOffset: 10, chunks: [] },
       { type: 'wal.chunkPublished', chunk: chunk(5, 10, 19, 0) },

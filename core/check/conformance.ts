@@ -1,6 +1,6 @@
 /**
  * The conformance suite (model-based tests, item 5): cases with expected outcomes, each
- * citing the Kafka test or PROTOCOL example it comes from. A case names a bundled scenario
+ * citing the Kafka test or docs/protocol.md example it comes from. A case names a bundled scenario
  * or carries its own (the scenario file format), optionally a seed, and what must hold at
  * the end of the run:
  *

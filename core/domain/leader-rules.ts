@@ -1,5 +1,5 @@
 /**
- * How a partition leader answers its followers: PROTOCOL sections 3 and 4.2 as pure
+ * How a partition leader answers its followers: docs/protocol.md §3 and §4.2 as pure
  * functions of a view of the leader's offsets. The leader machine's guards call these,
  * so each answer in a trace carries the name of the rule that produced it.
  */
@@ -26,7 +26,7 @@ export interface FetchDecision {
   error: KafkaError | null;
 }
 
-/** PROTOCOL section 3: a follower's Fetch at `fetchOffset`. */
+/** docs/protocol.md §3: a follower's Fetch at `fetchOffset`. */
 export function decideFollowerFetch(view: LeaderView, fetchOffset: number): FetchDecision {
   if (fetchOffset < view.logStartOffset) return { rule: 'belowLogStartOffset', error: 'OFFSET_OUT_OF_RANGE' };
   if (fetchOffset > view.logEndOffset) return { rule: 'aboveLogEndOffset', error: 'OFFSET_OUT_OF_RANGE' };

@@ -1,5 +1,5 @@
 /**
- * The local log of one partition replica, with the offsets of PROTOCOL section 1.
+ * The local log of one partition replica, with the offsets of docs/protocol.md §1.
  * Models Kafka's UnifiedLog: contiguous segments of record batches, the leader epoch
  * cache, producer state, log start / local log start / high watermark / log end offsets.
  * Records are not stored one by one: a batch is (baseOffset, lastOffset, epoch, producer,

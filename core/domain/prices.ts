@@ -1,5 +1,5 @@
 /**
- * The price table of the cost model (PROTOCOL section 8: AWS us-east-1), as editable
+ * The price table of the cost model (docs/protocol.md §8: AWS us-east-1), as editable
  * defaults. A scenario's `prices:` block overrides any of them; `walPriceList` picks one of
  * the two S3 Express One Zone price lists for the `wal` store's defaults, and explicit
  * `wal*` prices then override that list. Every price used in a run is reported in the JSON
@@ -54,8 +54,8 @@ export type NumericPriceKey = Exclude<PriceKey, 'walPriceList'>;
 export type WalPrices = Pick<Prices, Extract<NumericPriceKey, `wal${string}`>>;
 
 /**
- * S3 Express One Zone. Since April 2025 (PROTOCOL section 8): upload and retrieval are
- * charged per GB on every byte. Before (PROTOCOL section 8 for storage and requests; the
+ * S3 Express One Zone. Since April 2025 (docs/protocol.md §8): upload and retrieval are
+ * charged per GB on every byte. Before (docs/protocol.md §8 for storage and requests; the
  * per-GB fees, $0.008 upload and $0.0015 retrieval, are AWS's launch prices, not in the
  * table): the per-GB fees only apply to the part of a request above 512 KiB.
  */

@@ -1,5 +1,5 @@
 /**
- * The remote log manager's decisions as pure functions (PROTOCOL section 5): which rolled
+ * The remote log manager's decisions as pure functions (docs/protocol.md §5): which rolled
  * segments to copy, which local segments local retention may delete, and which remote
  * segments remote retention expires. The RLM machine's guards and the kernel's facts
  * call these, so a trace step can name the rule that applied.

@@ -1,5 +1,5 @@
 /**
- * KIP-1176's write-ahead log in the fast object store, as data (PROTOCOL section 7): the
+ * KIP-1176's write-ahead log in the fast object store, as data (docs/protocol.md §7): the
  * objects a broker's combiner writes (the new batches of every partition it leads,
  * concatenated), the chunk of each partition inside an object, and the WAL metadata
  * topic `__remote_wal_log_metadata` with one record per chunk and its own retention.

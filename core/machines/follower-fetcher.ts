@@ -476,7 +476,7 @@ export const followerFetcherMachine = fetcher.createMachine({
         },
       },
     },
-    /** TierStateMachine.buildRemoteLogAuxState up to auxTargetOffset (PROTOCOL 4.3). */
+    /** TierStateMachine.buildRemoteLogAuxState up to auxTargetOffset (docs/protocol.md §4.3). */
     buildingAuxState: {
       initial: 'choosingPreviousEpoch',
       states: {

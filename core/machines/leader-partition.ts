@@ -1,8 +1,8 @@
 /**
  * The leader side of one partition replica.
- * Models how Kafka's Partition / ReplicaManager answer a follower: Fetch (PROTOCOL
- * section 3, with the long poll of replica.fetch.wait.max.ms and diverging-epoch
- * answers), ListOffsets -1/-2/-4/-5/-6 (section 4.2's EPUO rule), OffsetsForLeaderEpoch;
+ * Models how Kafka's Partition / ReplicaManager answer a follower: Fetch (docs/protocol.md
+ * §3, with the long poll of replica.fetch.wait.max.ms and diverging-epoch
+ * answers), ListOffsets -1/-2/-4/-5/-6 (the EPUO rule, §3 and §4.2), OffsetsForLeaderEpoch;
  * it tracks follower log end offsets, expands the ISR and advances the high watermark.
  * Does not model fetch sessions, quotas, or the consumer's isolation levels.
  *

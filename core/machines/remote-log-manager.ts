@@ -1,6 +1,6 @@
 /**
  * Remote log manager task for one partition replica (Kafka's RLMCopyTask on the leader,
- * RLMFollowerTask on followers, and RLMExpirationTask), PROTOCOL section 5.
+ * RLMFollowerTask on followers, and RLMExpirationTask), docs/protocol.md §5.
  * Runs every remote.log.manager.task.interval.ms, the first run at once. Each run:
  * 1. refreshes highestOffsetInRemoteStorage (Ry) from remote metadata, even when there is
  *    nothing to upload (KIP-1023's change); while the metadata is loading it cannot;

@@ -1,5 +1,5 @@
 /**
- * KIP-1176's per-broker WAL combiner (`RLMWalCombinerTask`, PROTOCOL section 7.2-7.3).
+ * KIP-1176's per-broker WAL combiner (`RLMWalCombinerTask`, docs/protocol.md §7.2-7.3).
  * Once records are appended to a WAL-enabled partition the broker leads, the combiner
  * waits `wal.combine.interval.ms` (or less, once `wal.combine.max.bytes` are pending),
  * then writes one object to the fast store with the new bytes of every such partition,

@@ -1,5 +1,5 @@
 /**
- * The replica side of KIP-1176 (PROTOCOL section 7.4 and 7.7), one per partition replica.
+ * The replica side of KIP-1176 (docs/protocol.md §7.4 and §7.7), one per partition replica.
  * A follower of a WAL-enabled partition learns of chunks from the WAL metadata topic,
  * reads each chunk's byte range from the fast store (a ranged GET) and appends it as
  * follower; its Fetch to the leader then only reports the offset. Chunks of an older
@@ -19,7 +19,7 @@ import { assign, setup } from 'xstate';
 import { bugOn } from '../util/bugs.js';
 import type { Rule } from '../domain/rules.js';
 
-/** One WAL metadata record (PROTOCOL 7.3), as a replica keeps it. */
+/** One WAL metadata record (docs/protocol.md §7.3), as a replica keeps it. */
 export interface WalChunkRef {
   /** Offset of the record in `__remote_wal_log_metadata`. */
   id: number;

@@ -7,17 +7,17 @@ import type { Rule } from '../domain/rules.js';
 import type { RequestEntry, TraceEntry } from '../sim/trace.js';
 
 /**
- * Why each rule applies, in the words of PROTOCOL.md: one sentence for every rule the model
+ * Why each rule applies, in the words of docs/protocol.md: one sentence for every rule the model
  * produces (core/domain/rules.ts) but the few it leaves unnarrated, and for nothing else.
  * Read by any trace entry's rule, hence the string keys of its type.
  */
 export const RULES: Record<string, string> = {
-  belowLogStartOffset: 'the offset is below the leader\'s Log-Start-Offset (PROTOCOL 3: o < LSO)',
-  aboveLogEndOffset: 'the offset is above the leader\'s Log-End-Offset (PROTOCOL 3: o > LEO)',
+  belowLogStartOffset: 'the offset is below the leader\'s Log-Start-Offset (docs/protocol.md §3: o < LSO)',
+  aboveLogEndOffset: 'the offset is above the leader\'s Log-End-Offset (docs/protocol.md §3: o > LEO)',
   tieredOnlyOffset:
-    'the offset is at or above Log-Start-Offset but below Local-Log-Start-Offset: it now lives only in remote storage (PROTOCOL 3: LSO <= o < LLSO)',
+    'the offset is at or above Log-Start-Offset but below Local-Log-Start-Offset: it now lives only in remote storage (docs/protocol.md §3: LSO <= o < LLSO)',
   belowLocalLogStartOffset: 'the topic is not tiered and the offset is below the leader\'s local log start, so the local read is out of range',
-  localRecords: 'the offset is in the leader\'s local log (PROTOCOL 3: LLSO <= o <= LEO)',
+  localRecords: 'the offset is in the leader\'s local log (docs/protocol.md §3: LLSO <= o <= LEO)',
   leaderEpochCheck: 'the request\'s leader epoch does not match the leader\'s',
   divergingEpoch: 'the follower\'s last fetched epoch ends earlier on the leader, so its log has diverged',
   latest: 'ListOffsets -1 answers the Log-End-Offset',
@@ -34,11 +34,11 @@ export const RULES: Record<string, string> = {
   notLeader: 'the broker is not the partition\'s leader',
   brokerDown: 'the broker is down: connections to it fail, and the controller removes it from the ISR',
   classicOutOfRange:
-    'classic path (PROTOCOL 4.1): ask the leader\'s Log-End-Offset (ListOffsets -1), then its Log-Start-Offset (ListOffsets -2)',
+    'classic path (docs/protocol.md §4.1): ask the leader\'s Log-End-Offset (ListOffsets -1), then its Log-Start-Offset (ListOffsets -2)',
   classicOutOfRangeNotEmpty:
     'classic path even with KIP-1023 on, because the follower is not empty (its LEO is not 0)',
   classicTieredOffset:
-    'classic path (PROTOCOL 4.1): ask the leader\'s Local-Log-Start-Offset (ListOffsets -4), then build the remote auxiliary state up to it',
+    'classic path (docs/protocol.md §4.1): ask the leader\'s Local-Log-Start-Offset (ListOffsets -4), then build the remote auxiliary state up to it',
   classicTieredOffsetNotEmpty: 'classic tiered-offset path even with KIP-1023 on, because the follower is not empty',
   kip1023Eligible:
     'KIP-1023 applies: follower.fetch.last.tiered.offset.enable is on, the topic is tiered and not compacted, and the follower is empty; ask ListOffsets -2, -6 and -4',
@@ -49,8 +49,8 @@ export const RULES: Record<string, string> = {
   leaderEndBelowFollowerEnd: 'the leader\'s Log-End-Offset is below the follower\'s (unclean election): truncate to it',
   leaderStartAboveFollowerEnd: 'the leader\'s Log-Start-Offset is above the follower\'s Log-End-Offset: truncateFullyAndStartAt(leader LSO)',
   resumeAtFollowerEnd: 'fetch again from max(leader Log-Start-Offset, follower Log-End-Offset)',
-  auxStateClassic: 'remote auxiliary state (PROTOCOL 4.3): the local log restarts at the end of the remote segment covering LLSO - 1',
-  auxStateKip1023: 'remote auxiliary state (PROTOCOL 4.3): the local log restarts at the end of the remote segment covering start - 1',
+  auxStateClassic: 'remote auxiliary state (docs/protocol.md §4.3): the local log restarts at the end of the remote segment covering LLSO - 1',
+  auxStateKip1023: 'remote auxiliary state (docs/protocol.md §4.3): the local log restarts at the end of the remote segment covering start - 1',
   auxStateLeaderEpochs: 'the leader epoch cache is replaced by the checkpoint stored with the remote segment',
   auxStateProducerSnapshot: 'producer state is restored from the snapshot stored with the remote segment',
   auxStateBuilt: 'the remote auxiliary state is built; no record data was copied from remote storage',
@@ -103,7 +103,7 @@ export const RULES: Record<string, string> = {
   walCombinerFlush: 'KIP-1176: the broker\'s WAL combiner writes the new bytes of every WAL partition it leads as one object in the fast store',
   walMetadataPublished: 'KIP-1176: one record per chunk (object key, byte range, partition, offsets, leader epoch) goes to __remote_wal_log_metadata',
   walChunkAppended: 'KIP-1176: the follower read the chunk\'s byte range from the fast store and appended it as follower',
-  walChunkStaleEpoch: 'KIP-1176: the chunk was written in an older leader epoch than the follower knows, so it is ignored (PROTOCOL 7.7)',
+  walChunkStaleEpoch: 'KIP-1176: the chunk was written in an older leader epoch than the follower knows, so it is ignored (docs/protocol.md §7.7)',
   walPutFailed: 'KIP-1176: the fast store refused the object; its chunks stay pending and go into the next object after a backoff',
   walReadBackoff: 'KIP-1176: a chunk could not be read from the fast store; retry after replica.fetch.backoff.ms',
   walTailSync: 'KIP-1176 failover: before leading, the elected replica syncs the tail from the WAL (chunks of the old epoch it has not applied)',

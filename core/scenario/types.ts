@@ -1,5 +1,5 @@
 /**
- * The scenario file of docs/CONTRACT.md, after validation and defaults.
+ * The scenario file of docs/scenario-format.md, after validation and defaults.
  * A scenario is plain data: it round-trips through JSON and is the input of a run.
  */
 import type { BrokerConfig, ConfigValue, ModelKnobs, TopicConfig } from '../domain/config.js';

@@ -76,7 +76,7 @@ export const INVARIANTS: readonly InvariantInfo[] = [
     id: 'offsetsOrdered',
     title: 'Offsets ordered',
     explanation:
-      'Safety: on every replica Log-End-Offset >= high watermark >= Local-Log-Start-Offset >= Log-Start-Offset, and on a leader the highest offset in remote storage is below the high watermark (PROTOCOL section 1).',
+      'Safety: on every replica Log-End-Offset >= high watermark >= Local-Log-Start-Offset >= Log-Start-Offset, and on a leader the highest offset in remote storage is below the high watermark (docs/protocol.md §1).',
   },
   {
     id: 'followerLogIsPrefixOfLeader',

@@ -1,5 +1,5 @@
 /**
- * The JSON document of `run --json` (docs/CONTRACT.md), built from a kernel's state.
+ * The JSON document of `run --json` (docs/json-output.md), built from a kernel's state.
  * Field names are the public contract: extend, never rename.
  */
 import { logEndOffset } from '../domain/partition-log.js';

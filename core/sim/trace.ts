@@ -1,7 +1,7 @@
 /**
  * The trace: the single record of what happened in a run. The CLI narration, the JSON
  * output and the browser all render it. Entries are plain JSON objects; field names are
- * the public contract of docs/CONTRACT.md (extend, never rename).
+ * the public contract of docs/json-output.md (extend, never rename).
  */
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Rule } from '../domain/rules.js';

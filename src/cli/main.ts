@@ -1,5 +1,5 @@
 /**
- * The headless CLI of docs/CONTRACT.md: `run`, `list`, `validate`, `--help`.
+ * The headless CLI (README, "The CLI"; its JSON: docs/json-output.md): `run`, `list`, `validate`, `--help`.
  * Exit codes: 0 ok; 2 bad input; 3 an external store failed; 129 an invariant was violated.
  */
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
@@ -54,7 +54,7 @@ Runs a scenario (YAML or JSON). FILE may also name a bundled scenario
 without its extension (see 'list').
 
 Options:
-  --json               print exactly one JSON document on stdout (docs/CONTRACT.md)
+  --json               print exactly one JSON document on stdout (docs/json-output.md)
   --seed N             override the scenario's seed (integer 0..4294967295)
   --store memory|fs|s3 where tiered objects go: memory (default), a directory, or S3
   --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
@@ -90,7 +90,7 @@ Exit codes: 0 ok, 2 bad input, 129 an invariant was violated in some mode.`,
   conformance: `Usage: npm run sim -- conformance [DIR] [--json]
 
 Runs every case in DIR (default conformance/): a scenario with expected outcomes, each
-citing the Kafka test or PROTOCOL example it comes from. Prints one line per case and
+citing the Kafka test or docs/protocol.md example it comes from. Prints one line per case and
 what failed. Exit codes: 0 all pass, 2 a case file is invalid, 129 a case failed.`,
   explore: `Usage: npm run sim -- explore [--seeds N] [--scenario FILE] [--faults KINDS] [--workers N] [--json]
 
