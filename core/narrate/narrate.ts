@@ -61,6 +61,8 @@ export const RULES: Record<string, string> = {
   backoff: 'every failure delays the partition by replica.fetch.backoff.ms, with fetchOffset unchanged',
   rlmMetadataLoading: 'the remote log metadata is still loading: the task cannot learn the highest offset in remote storage yet',
   rlmRefreshHighestOffset: 'the remote log manager task refreshes Ry from remote metadata on every run, even with nothing to upload (KIP-1023)',
+  logStartOffsetOnBecomingLeader:
+    "a new leader's copy task, on its first run, raises a stale Log-Start-Offset to the start of the earliest remote segment still listed for its earliest leader epoch (or to its local log start): a follower may not have heard of the old leader's last move",
   copyCandidate:
     'a rolled segment from max(Ry + 1, LSO) whose next segment starts at or below the last stable offset is copied (never the active segment)',
   copyFinished: 'the copy finished: COPY_SEGMENT_FINISHED, and the highest offset in remote storage is raised to the segment end',

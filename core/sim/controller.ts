@@ -260,6 +260,8 @@ function completeLeadership(s: Sim, key: string, broker: number, rule: Rule, old
   const r = replica(state, key, broker);
   const cache = r.log.leaderEpochs;
   if (latestEpoch(cache) < part.leaderEpoch) assignEpoch(cache, part.leaderEpoch, logEndOffset(r.log));
+  // Until its copy task's first run its Log-Start-Offset is what it heard as a follower.
+  r.logStartOffsetUnconfirmed = true;
   // Ry is in memory on the old leader only; the new leader learns it at its first task run.
   r.highestOffsetInRemoteStorage = -1;
   state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;

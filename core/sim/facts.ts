@@ -8,7 +8,7 @@ import { effectiveLocalRetentionBytes, effectiveLocalRetentionMs, isCompacted } 
 import { latestEpoch } from '../domain/leader-epoch-cache.js';
 import type { LeaderView } from '../domain/leader-rules.js';
 import { logEndOffset } from '../domain/partition-log.js';
-import { findHighestRemoteOffset } from '../domain/remote-metadata.js';
+import { findHighestRemoteOffset, findLogStartOffset } from '../domain/remote-metadata.js';
 import { activeSegmentBreachesLocalTime, copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
 import type { WalChunk } from '../domain/wal.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
@@ -125,7 +125,9 @@ export function rlmTaskEvent(state: KernelState, broker: number, key: string, ti
     metadataReady: metadataReady(state, key, broker),
     highestRemoteOffset: tiered(state, key) ? findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)) : -1,
     highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+    remoteLogStartOffset: findLogStartOffset(part.remoteMetadata, r.log.leaderEpochs, r.log.localLogStartOffset),
     tiered: tiered(state, key),
+    copyDisabled: state.topicConfigs[part.topic]['remote.log.copy.disable'],
   };
 }
 

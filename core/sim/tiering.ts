@@ -85,6 +85,23 @@ export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: s
   s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, rule });
 }
 
+/**
+ * A new leader's copy task, before its first copy (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader):
+ * Log-Start-Offset is raised, never lowered, to where the remote data still listed starts
+ * (UnifiedLog.updateLogStartOffsetFromRemoteTier). As a follower the replica may never have
+ * heard of the old leader's last move, and until now it named deleted remote data.
+ */
+export function raiseLogStartOffsetOnBecomingLeader(s: Sim, broker: number, key: string, offset: number): void {
+  const part = s.state.partitions[key];
+  const r = replica(s.state, key, broker);
+  r.logStartOffsetUnconfirmed = false;
+  const from = r.log.logStartOffset;
+  changeLocalLog(s, r, () => maybeIncrementLogStartOffset(r.log, offset));
+  if (r.log.logStartOffset !== from) {
+    s.emit({ atMs: s.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'logStartOffsetOnBecomingLeader' });
+  }
+}
+
 /** A copy failed: traced, and the objects it may have written are deleted. */
 export function abortCopy(s: Sim, broker: number, key: string, requestId: number, segmentId: string, error: string | null): void {
   const part = s.state.partitions[key];
