@@ -123,7 +123,7 @@ export const INVARIANTS: readonly InvariantInfo[] = [
   {
     id: 'highestOffsetInRemoteStorageNeverDecreases',
     title: 'Ry never decreases on a broker',
-    explanation: 'Safety: highestOffsetInRemoteStorage lives in memory and only goes up while the broker is up (a restart or a new leadership resets it to -1).',
+    explanation: 'Safety: highestOffsetInRemoteStorage lives in memory and only goes up while the broker is up, through elections too (a restart resets it to -1 until the remote metadata is loaded).',
   },
 ];
 
