@@ -69,7 +69,7 @@ export const RULES: Record<string, string> = {
   copyFailed: 'a failed copy is cleaned up (DELETE_SEGMENT_STARTED, delete the partial objects, DELETE_SEGMENT_FINISHED) and retried on the next run',
   localRetention:
     'local retention: the segment is below the high watermark, breaches local.retention.*, and is fully uploaded; Local-Log-Start-Offset moves, Log-Start-Offset does not',
-  logRetention: 'log retention on a topic that is not tiered: the segment breaches retention.*, so Log-Start-Offset moves with it',
+  logRetention: 'log retention on a topic that is not tiered, or tiered with remote.log.copy.disable: the segment breaches retention.*, needs no upload, and Log-Start-Offset moves with it',
   rollForLocalRetention: 'the active segment breaches local.retention.ms, so it is rolled and can be uploaded',
   remoteRetention: 'remote retention deleted the segment, so Log-Start-Offset moves past it',
   retentionMs: 'the remote segment is older than retention.ms',

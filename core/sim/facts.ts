@@ -32,6 +32,15 @@ export function tiered(state: KernelState, key: string): boolean {
   return state.brokerConfig['remote.log.storage.system.enable'] && state.topicConfigs[part.topic]['remote.storage.enable'];
 }
 
+/**
+ * A local segment must be uploaded before local retention deletes it, and deleting moves
+ * only Local-Log-Start-Offset (Kafka's UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled):
+ * tiered, and remote.log.copy.disable off.
+ */
+export function uploadsRequired(state: KernelState, key: string): boolean {
+  return tiered(state, key) && !state.topicConfigs[state.partitions[key].topic]['remote.log.copy.disable'];
+}
+
 export function replicaFacts(state: KernelState, key: string, broker: number): ReplicaFacts {
   const part = state.partitions[key];
   return {
@@ -86,13 +95,16 @@ export function rlmFacts(state: KernelState, key: string, broker: number): RlmFa
   const isTiered = tiered(state, key);
   const leader = part.leader === broker;
   const now = state.nowMs;
-  const localMs = isTiered ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
-  const localBytesLimit = isTiered ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
+  // UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled: with remote.log.copy.disable (KIP-950)
+  // local retention falls back to retention.*, as on a topic that is not tiered.
+  const uploads = uploadsRequired(state, key);
+  const localMs = uploads ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
+  const localBytesLimit = uploads ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
   const local = localRetentionDeletable({
     segments: log.segments,
     highWatermark: log.highWatermark,
     logStartOffset: log.logStartOffset,
-    highestOffsetInRemoteStorage: isTiered ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
+    highestOffsetInRemoteStorage: uploads ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
     retentionBytes: localBytesLimit,
     retentionMs: localMs,
     nowMs: now,

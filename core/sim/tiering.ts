@@ -14,7 +14,7 @@ import { type SegmentRange, isRetentionRule } from '../domain/retention.js';
 import type { StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
-import { metadataReady, replica, tiered } from './facts.js';
+import { metadataReady, replica, uploadsRequired } from './facts.js';
 import { checkLocalDelete, checkRemoteTransition } from './invariants.js';
 import { changeLocalLog, localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
@@ -153,13 +153,17 @@ export function onSegmentObjectDone(s: Sim, ev: KernelEventOf<'storeDone'>): voi
   });
 }
 
-/** Local retention removes the oldest local segments; a tiered topic keeps its log start. */
+/**
+ * Local retention removes the oldest local segments. Where uploads are required (tiered,
+ * copy enabled) only the local log start moves; otherwise (not tiered, or
+ * remote.log.copy.disable) the log start moves with it (UnifiedLog.incrementStartOffset).
+ */
 export function deleteLocalSegments(s: Sim, broker: number, key: string, segments: SegmentRange[]): void {
   const state = s.state;
   const part = state.partitions[key];
   const r = replica(state, key, broker);
   const now = state.nowMs;
-  const isTiered = tiered(state, key);
+  const isTiered = uploadsRequired(state, key);
   for (const range of segments) {
     const first = r.log.segments[0];
     if (r.log.segments.length < 2 || first.baseOffset !== range.baseOffset) break;
