@@ -70,7 +70,7 @@ export const RULES: Record<string, string> = {
   localRetention:
     'local retention: the segment is below the high watermark, breaches local.retention.*, and is fully uploaded; Local-Log-Start-Offset moves, Log-Start-Offset does not',
   logRetention: 'log retention on a topic that is not tiered, or tiered with remote.log.copy.disable: the segment breaches retention.*, needs no upload, and Log-Start-Offset moves with it',
-  rollForLocalRetention: 'the active segment breaches local.retention.ms, so it is rolled and can be uploaded',
+  rollForLocalRetention: 'the high watermark has reached the log end, every older segment was deletable, and the active segment breaches retention too: it is rolled, to be uploaded first or, where no upload is needed, deleted',
   remoteRetention: 'remote retention deleted the segment, so Log-Start-Offset moves past it',
   retentionMs: 'the remote segment is older than retention.ms',
   retentionBytes: 'the partition is above retention.bytes across both tiers',

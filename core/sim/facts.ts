@@ -9,7 +9,7 @@ import { latestEpoch } from '../domain/leader-epoch-cache.js';
 import type { LeaderView } from '../domain/leader-rules.js';
 import { logEndOffset } from '../domain/partition-log.js';
 import { findHighestRemoteOffset, findLogStartOffset } from '../domain/remote-metadata.js';
-import { activeSegmentBreachesLocalTime, copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
+import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
 import type { WalChunk } from '../domain/wal.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
 import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
@@ -122,7 +122,7 @@ export function rlmFacts(state: KernelState, key: string, broker: number): RlmFa
     candidate,
     localDeletable: local.deletable,
     localStoppedBy: local.stoppedBy,
-    rollActive: isTiered && activeSegmentBreachesLocalTime(log.segments[log.segments.length - 1], localMs, now),
+    rollActive: local.rollActive,
     remoteExpired,
   };
 }

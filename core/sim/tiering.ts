@@ -184,7 +184,7 @@ export function deleteLocalSegments(s: Sim, broker: number, key: string, segment
   }
 }
 
-/** The active segment is rolled so that local time retention can upload and delete it. */
+/** The active segment is rolled so that retention can take it: uploaded first where uploads are required, else deleted at the next decision. */
 export function rollActiveSegment(s: Sim, broker: number, key: string): void {
   const part = s.state.partitions[key];
   const r = replica(s.state, key, broker);
