@@ -1000,7 +1000,9 @@ function taskDue(o: Partial<Extract<REv, { type: 'rlm.taskDue' }>> = {}): Step<R
     metadataReady: true,
     highestRemoteOffset: -1,
     highestOffsetInRemoteStorage: -1,
+    remoteLogStartOffset: 0,
     tiered: true,
+    copyDisabled: false,
     ...o,
   });
 }
@@ -1093,12 +1095,45 @@ describe('remoteLogManagerMachine', () => {
       ['nothing uploaded -> nothing to update', -1, -1, []],
     ])('taskDue: %s, then running + requestStep', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
       // Goal: every run refreshes Ry from metadata before deciding anything, even with nothing
-      // to upload (KIP-1023's change), and never lowers it (docs/protocol.md §1 and §5 step 1).
-      // Method: the first run of a leader, metadata ready.
-      const r = rlm([START_LEADER, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })]);
-      expect(stateOf(r.snapshot)).toBe('running');
-      expect(r.lastEffects).toEqual([...updates, { type: 'requestStep', params: { requestId: 2 } }]);
-      expect(r.snapshot.context.awaiting).toBe(2);
+      // to upload (KIP-1023's change), and never lowers it (docs/protocol.md §1 and §5 step 1); a
+      // follower's run too (Kafka's RLMFollowerTask), so that an election does not reset it.
+      // Method: the first run of a follower, and a leader's second run, metadata ready.
+      const f = rlm([START_FOLLOWER, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })]);
+      expect(stateOf(f.snapshot)).toBe('running');
+      expect(f.lastEffects).toEqual([...updates, { type: 'requestStep', params: { requestId: 2 } }]);
+      expect(f.snapshot.context.awaiting).toBe(2);
+      const l = rlm([rstep(), taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })], leaderRunning());
+      expect(l.lastEffects).toEqual([...updates, { type: 'requestStep', params: { requestId: 4 } }]);
+    });
+
+    test.each<[string, number, number, Effect[]]>([
+      ['and learns Ry', 149, -1, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 149 } }]],
+      ['Ry already known', 149, 149, []],
+    ])("a leader's first run raises a stale log start to the earliest remote segment still listed, %s", (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
+      // Goal: Kafka's RLMCopyTask runs maybeUpdateLogStartOffsetOnBecomingLeader (findLogStartOffset)
+      // once per leadership, before maybeUpdateCopiedOffset: a follower may not have heard of
+      // the old leader's last Log-Start-Offset move.
+      // Method: a leader's first and second runs; then a leadership that starts again.
+      const first = rlm([START_LEADER, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage, remoteLogStartOffset: 200 })]);
+      expect(first.lastEffects).toEqual([
+        { type: 'updateLogStartOffsetOnBecomingLeader', params: { offset: 200 } },
+        ...updates,
+        { type: 'requestStep', params: { requestId: 2 } },
+      ]);
+      expect(first.snapshot.context.logStartOffsetUpdated).toBe(true);
+      const second = rlm([rstep(), taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage: 149, remoteLogStartOffset: 200 })], first);
+      expect(ofType(second.lastEffects, 'updateLogStartOffsetOnBecomingLeader')).toEqual([]);
+      const again = rlm([START_FOLLOWER, START_LEADER, taskDue({ highestOffsetInRemoteStorage: 149, remoteLogStartOffset: 300 })], second);
+      expect(ofType(again.lastEffects, 'updateLogStartOffsetOnBecomingLeader').map((e) => e.params)).toEqual([{ offset: 300 }]);
+    });
+
+    test('with remote.log.copy.disable a leader has no copy task: no log start look-up and no Ry refresh', () => {
+      // Goal: RemoteLogManager.doHandleLeaderPartition creates no RLMCopyTask when copy is disabled, and only
+      // the copy task (or a follower's RLMFollowerTask) refreshes Ry.
+      // Method: a leader's first run with copyDisabled and a higher offset in the metadata.
+      const r = rlm([START_LEADER, taskDue({ copyDisabled: true, highestRemoteOffset: 149, remoteLogStartOffset: 200 })]);
+      expect(r.lastEffects).toEqual([{ type: 'requestStep', params: { requestId: 2 } }]);
+      expect(r.snapshot.context.logStartOffsetUpdated).toBe(false);
     });
 
     test('taskDue while the metadata is loading -> explain rlmMetadataLoading and requestStep; Ry not updated', () => {
@@ -1145,7 +1180,7 @@ describe('remoteLogManagerMachine', () => {
       // Method: deliver rlm.taskDue with an old timer id and a higher offset to learn.
       const r = rlm(steps);
       expect(stateOf(r.snapshot)).toBe('idle');
-      const s = rlm([{ type: 'rlm.taskDue', timerId: staleId, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, tiered: true }], r);
+      const s = rlm([{ type: 'rlm.taskDue', timerId: staleId, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: true, copyDisabled: false }], r);
       expect(s.lastEffects).toEqual([]);
       expect(stateOf(s.snapshot)).toBe('idle');
       expect(s.snapshot.context).toEqual(r.snapshot.context);
@@ -1228,7 +1263,7 @@ describe('remoteLogManagerMachine', () => {
       ], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('idle');
       expect(types(r.effects)).toEqual([
-        'scheduleTask', 'requestStep',
+        'scheduleTask', 'updateLogStartOffsetOnBecomingLeader', 'requestStep',
         'startCopy', 'finishCopy', 'requestStep',
         'deleteLocalSegments', 'requestStep',
         'startCopy', 'finishCopy', 'requestStep',
@@ -1359,7 +1394,7 @@ describe('remoteLogManagerMachine', () => {
       expect(s.lastEffects).toEqual([]);
       expect(s.snapshot.context.awaiting).toBe(-1);
       const late = rlm([
-        { type: 'rlm.taskDue', timerId: awaited, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, tiered: true },
+        { type: 'rlm.taskDue', timerId: awaited, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: true, copyDisabled: false },
         { ...STEP, requestId: awaited } as REv,
         { ...COPIED, requestId: awaited } as REv,
         { ...DELETED, requestId: awaited } as REv,

@@ -14,7 +14,6 @@ import {
   type LocalRetentionStop,
   type RemoteExpiryRule,
   type RemoteRetentionInput,
-  activeSegmentBreachesLocalTime,
   copyCandidates,
   localRetentionDeletable,
   remoteRetentionExpired,
@@ -205,19 +204,40 @@ describe('localRetentionDeletable (docs/protocol.md §5, example 10)', () => {
   });
 });
 
-describe('activeSegmentBreachesLocalTime', () => {
-  test.each<[string, Pick<Segment, 'baseOffset' | 'endOffset' | 'maxTimestampMs'>, number, number, boolean]>([
-    // name, active segment, local.retention.ms, now, expected
-    ['non-empty and older than local.retention.ms -> roll', { baseOffset: 40, endOffset: 44, maxTimestampMs: 1000 }, 5000, 6001, true],
-    ['exactly local.retention.ms old -> not yet (strictly greater)', { baseOffset: 40, endOffset: 44, maxTimestampMs: 1000 }, 5000, 6000, false],
-    ['younger -> no', { baseOffset: 40, endOffset: 44, maxTimestampMs: 1000 }, 5000, 2000, false],
-    ['one record is enough', { baseOffset: 40, endOffset: 40, maxTimestampMs: 0 }, 0, 1, true],
-    ['empty active segment never, however old', { baseOffset: 40, endOffset: 39, maxTimestampMs: 0 }, 0, 1_000_000, false],
-    ['empty active segment never, retention 0', { baseOffset: 0, endOffset: -1, maxTimestampMs: 0 }, 0, 1, false],
-    ['retention -1 (no limit) -> never', { baseOffset: 40, endOffset: 44, maxTimestampMs: 0 }, -1, 1_000_000, false],
-  ])('%s', (_name, active, retentionMs, nowMs, expected) => {
-    // Goal: an active segment that breaches local.retention.ms is rolled so it can be uploaded (docs/protocol.md §5).
-    expect(activeSegmentBreachesLocalTime(active, retentionMs, nowMs)).toBe(expected);
+describe('localRetentionDeletable: the active segment (Kafka UnifiedLog.deletableSegments)', () => {
+  // The five segments of the table above: every rolled one older than 6000 ms at 10000 and uploaded
+  // (Ry 39); the active segment 40-44 (500 bytes) has max timestamp 5000; HW 45 = the log end.
+  const SEGMENTS: Seg[] = [
+    seg(0, 9, { bytes: 1000, maxTimestampMs: 1000 }),
+    seg(10, 19, { bytes: 1000, maxTimestampMs: 2000 }),
+    seg(20, 29, { bytes: 1000, maxTimestampMs: 3000 }),
+    seg(30, 39, { bytes: 1000, maxTimestampMs: 4000 }),
+    seg(40, 44, { bytes: 500, maxTimestampMs: 5000 }),
+  ];
+  const BASE: LocalRetentionInput = {
+    segments: SEGMENTS, highWatermark: 45, logStartOffset: 0, highestOffsetInRemoteStorage: 39, retentionBytes: -1, retentionMs: 4000, nowMs: 10000,
+  };
+  test.each<[string, Partial<LocalRetentionInput>, boolean, LocalRetentionStop, number]>([
+    // name, overrides, rollActive, stoppedBy, deletable count
+    ['time breached, HW at the log end, every older segment deletable -> roll', {}, true, 'active', 4],
+    ['exactly retention.ms old -> not yet (strictly greater)', { retentionMs: 5000 }, false, 'active', 4],
+    ['HW behind the log end -> not considered', { highWatermark: 44 }, false, 'notBelowHighWatermark', 4],
+    ['an older segment not uploaded -> the active one is never reached', { highestOffsetInRemoteStorage: 29 }, false, 'notUploaded', 3],
+    ['an older segment within retention -> never reached', { retentionMs: 9500 }, false, 'withinRetention', 0],
+    ['no upload required (Ry +infinity): rolled the same, deleted at the next decision', { highestOffsetInRemoteStorage: Number.MAX_SAFE_INTEGER }, true, 'active', 4],
+    ['by size: retention.bytes 0 takes the active segment too', { retentionMs: -1, retentionBytes: 0 }, true, 'active', 4],
+    ['by size: retention.bytes 1 leaves it (the excess is below its size)', { retentionMs: -1, retentionBytes: 1 }, false, 'active', 4],
+    ['empty active segment never, however old', { segments: [...SEGMENTS.slice(0, 4), seg(40, 39, { bytes: 0, maxTimestampMs: 0 })], highWatermark: 40 }, false, 'active', 4],
+    ['retention -1 (no limit) -> never', { retentionMs: -1 }, false, 'withinRetention', 0],
+  ])('%s', (_name, o, roll, stoppedBy, count) => {
+    // Goal: Kafka considers the active segment only when the high watermark has reached the log
+    // end (its upper bound) and every older segment was deletable; then it rolls it, and where no
+    // upload is needed deletes it (UnifiedLog.deletableSegments, deleteSegments).
+    // Method: the pure function on the five segments above.
+    const r = localRetentionDeletable({ ...BASE, ...o });
+    expect(r.rollActive).toBe(roll);
+    expect(r.stoppedBy).toBe(stoppedBy);
+    expect(r.deletable).toHaveLength(count);
   });
 });
 

@@ -146,6 +146,30 @@ export function findHighestRemoteOffset(
   return -1;
 }
 
+/**
+ * Kafka's RemoteLogManager.findLogStartOffset, run by a new leader's copy task before its
+ * first copy: walk the local leader epoch cache from the earliest epoch up and take the
+ * start of the first remote segment listed for that epoch (RLMM.listRemoteLogSegments(epoch)
+ * lists every segment not yet DELETE_SEGMENT_FINISHED, a copy or a delete in progress
+ * included, in base offset order). With none listed, the local log start.
+ */
+export function findLogStartOffset(
+  metas: readonly RemoteSegmentMetadata[],
+  leaderEpochs: readonly EpochEntry[],
+  localLogStartOffset: number,
+): number {
+  for (const [epoch] of leaderEpochs) {
+    let start: number | undefined;
+    for (const m of metas) {
+      if (m.state === 'DELETE_SEGMENT_FINISHED') continue;
+      if (!m.segmentLeaderEpochs.some(([e]) => e === epoch)) continue;
+      if (start === undefined || m.baseOffset < start) start = m.baseOffset;
+    }
+    if (start !== undefined) return start;
+  }
+  return localLogStartOffset;
+}
+
 /** The epochs of a segment's records, from the log's leader epoch cache. */
 export function segmentLeaderEpochs(
   leaderEpochs: readonly EpochEntry[],

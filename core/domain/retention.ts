@@ -53,12 +53,17 @@ export interface LocalRetentionInput {
 export type LocalRetentionStop = 'active' | 'notBelowHighWatermark' | 'notUploaded' | 'withinRetention' | null;
 
 /**
- * Local retention, oldest first, stopping at the first segment that may not go: a
- * segment may be deleted when it is entirely below the high watermark, breaches a limit,
- * and is fully uploaded (endOffset <= Ry) or below the log start offset. The active
- * segment is never deleted here. Returns the deletable prefix and why it stopped.
+ * Local retention (Kafka's UnifiedLog.deletableSegments), oldest first, stopping at the
+ * first segment that may not go: a segment may be deleted when it is entirely below the
+ * high watermark, breaches a limit, and is fully uploaded (endOffset <= Ry) or below the
+ * log start offset. The active segment is considered only when every older segment was
+ * deletable and the high watermark has reached the log end: if it breaches a limit too and
+ * is not empty, `rollActive` says to roll it (UnifiedLog rolls it, and deleteSegments rolls
+ * before deleting every segment), so that the next decision sees it as a rolled segment:
+ * deleted at once where no upload is required (Ry given as +infinity), uploaded first
+ * otherwise. Returns the deletable prefix and why it stopped.
  */
-export function localRetentionDeletable(input: LocalRetentionInput): { deletable: SegmentRange[]; stoppedBy: LocalRetentionStop; stoppedAt: number | null } {
+export function localRetentionDeletable(input: LocalRetentionInput): { deletable: SegmentRange[]; stoppedBy: LocalRetentionStop; stoppedAt: number | null; rollActive: boolean } {
   const { segments } = input;
   let totalBytes = 0;
   for (const s of segments) totalBytes += s.bytes;
@@ -66,22 +71,23 @@ export function localRetentionDeletable(input: LocalRetentionInput): { deletable
   const out: SegmentRange[] = [];
   for (let i = 0; i < segments.length; i++) {
     const s = segments[i];
-    if (i === segments.length - 1) return { deletable: out, stoppedBy: 'active', stoppedAt: s.baseOffset };
-    const belowLso = s.endOffset < input.logStartOffset;
     const bySize = input.retentionBytes >= 0 && excess - s.bytes >= 0;
     const byTime = input.retentionMs >= 0 && input.nowMs - s.maxTimestampMs > input.retentionMs;
-    if (!belowLso && !bySize && !byTime) return { deletable: out, stoppedBy: 'withinRetention', stoppedAt: s.baseOffset };
-    if (!belowLso && s.endOffset >= input.highWatermark) return { deletable: out, stoppedBy: 'notBelowHighWatermark', stoppedAt: s.baseOffset };
-    if (!belowLso && s.endOffset > input.highestOffsetInRemoteStorage && !bugOn('deleteBeforeUpload')) return { deletable: out, stoppedBy: 'notUploaded', stoppedAt: s.baseOffset };
+    if (i === segments.length - 1) {
+      // The active segment: its upper bound is the log end offset.
+      const empty = s.endOffset < s.baseOffset;
+      if (empty || (!bySize && !byTime)) return { deletable: out, stoppedBy: 'active', stoppedAt: s.baseOffset, rollActive: false };
+      if (s.endOffset >= input.highWatermark) return { deletable: out, stoppedBy: 'notBelowHighWatermark', stoppedAt: s.baseOffset, rollActive: false };
+      return { deletable: out, stoppedBy: 'active', stoppedAt: s.baseOffset, rollActive: true };
+    }
+    const belowLso = s.endOffset < input.logStartOffset;
+    if (!belowLso && !bySize && !byTime) return { deletable: out, stoppedBy: 'withinRetention', stoppedAt: s.baseOffset, rollActive: false };
+    if (!belowLso && s.endOffset >= input.highWatermark) return { deletable: out, stoppedBy: 'notBelowHighWatermark', stoppedAt: s.baseOffset, rollActive: false };
+    if (!belowLso && s.endOffset > input.highestOffsetInRemoteStorage && !bugOn('deleteBeforeUpload')) return { deletable: out, stoppedBy: 'notUploaded', stoppedAt: s.baseOffset, rollActive: false };
     out.push({ baseOffset: s.baseOffset, endOffset: s.endOffset, bytes: s.bytes });
     excess -= s.bytes;
   }
-  return { deletable: out, stoppedBy: null, stoppedAt: null };
-}
-
-/** The active segment breaches local.retention.ms: roll it so it can be uploaded. */
-export function activeSegmentBreachesLocalTime(active: Pick<Segment, 'baseOffset' | 'endOffset' | 'maxTimestampMs'>, retentionMs: number, nowMs: number): boolean {
-  return retentionMs >= 0 && active.endOffset >= active.baseOffset && nowMs - active.maxTimestampMs > retentionMs;
+  return { deletable: out, stoppedBy: null, stoppedAt: null, rollActive: false };
 }
 
 export interface RemoteRetentionInput {

@@ -85,6 +85,7 @@ export type KernelRule =
   | 'remoteSegmentFound'
   | 'remoteMetadataLoading'
   | 'rlmRefreshHighestOffset'
+  | 'logStartOffsetOnBecomingLeader'
   | 'rollForLocalRetention'
   | 'copyCandidate'
   | 'copyFinished'

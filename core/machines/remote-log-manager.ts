@@ -3,7 +3,11 @@
  * RLMFollowerTask on followers, and RLMExpirationTask), docs/protocol.md §5.
  * Runs every remote.log.manager.task.interval.ms, the first run at once. Each run:
  * 1. refreshes highestOffsetInRemoteStorage (Ry) from remote metadata, even when there is
- *    nothing to upload (KIP-1023's change); while the metadata is loading it cannot;
+ *    nothing to upload (KIP-1023's change), on followers too (RLMFollowerTask); while the
+ *    metadata is loading it cannot. A leader with remote.log.copy.disable has no copy task,
+ *    so nothing refreshes its Ry. On a new leader's first run with the metadata loaded, the
+ *    copy task first raises a stale Log-Start-Offset to the start of the earliest remote
+ *    segment still listed (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader);
  * 2. applies local retention first, whenever it has something to delete (Kafka runs it
  *    in its own task, so uploads never hold it back);
  * 3. on the leader, copies the copy candidates one at a time in offset order
@@ -18,7 +22,7 @@
  * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
  * pure functions of domain/retention.ts.
  */
-import { assign, enqueueActions, not, setup } from 'xstate';
+import { and, assign, enqueueActions, not, setup } from 'xstate';
 import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
 import type { Rule } from '../domain/rules.js';
 
@@ -35,6 +39,12 @@ export interface RemoteLogManagerContext {
   segmentBaseOffset: number;
   segmentEndOffset: number;
   copyFailures: number;
+  /**
+   * The copy task of this leadership has looked up the log start offset in remote metadata
+   * (Kafka's RLMCopyTask.isLogStartOffsetUpdated: a new task, so false again, on every
+   * leadership).
+   */
+  logStartOffsetUpdated: boolean;
 }
 
 /** What the kernel reports at each decision point of a run. */
@@ -64,7 +74,10 @@ export type RemoteLogManagerEvent =
       /** findHighestRemoteOffset over the local leader epoch lineage; -1 if none. */
       highestRemoteOffset: number;
       highestOffsetInRemoteStorage: number;
+      /** RemoteLogManager.findLogStartOffset: where the earliest remote segment still listed starts. */
+      remoteLogStartOffset: number;
       tiered: boolean;
+      copyDisabled: boolean;
     }
   | ({ type: 'rlm.step'; requestId: number } & RlmFacts)
   | { type: 'rlm.copyCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null }
@@ -86,6 +99,8 @@ export const remoteLogManagerMachine = setup({
     requestStep: (_, _p: { requestId: number }) => {},
     /** Effect: raise the broker's in-memory highestOffsetInRemoteStorage (never lowered). */
     updateHighestOffsetInRemoteStorage: (_, _p: { offset: number }) => {},
+    /** Effect: raise Log-Start-Offset (never lowered) to where remote data still listed starts. */
+    updateLogStartOffsetOnBecomingLeader: (_, _p: { offset: number }) => {},
     /** Effect: COPY_SEGMENT_STARTED, then upload the segment, its offset index, producer snapshot and leader-epoch checkpoint. */
     startCopy: (_, _p: { requestId: number; baseOffset: number; endOffset: number }) => {},
     /** Effect: COPY_SEGMENT_FINISHED and Ry = endOffset. */
@@ -118,8 +133,15 @@ export const remoteLogManagerMachine = setup({
   guards: {
     isAwaited: ({ context, event }) => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1) === context.awaiting,
     isMetadataLoading: ({ event }) => !(event as TaskDue).metadataReady,
-    learnsHigherOffset: ({ event }) => {
+    // Kafka runs maybeUpdateLogStartOffsetOnBecomingLeader in the copy task only, so not
+    // with remote.log.copy.disable (no copy task), and retries it while the metadata loads.
+    findsLogStartOffset: ({ context, event }) => {
       const e = event as TaskDue;
+      return context.role === 'leader' && e.tiered && !e.copyDisabled && !context.logStartOffsetUpdated;
+    },
+    learnsHigherOffset: ({ context, event }) => {
+      const e = event as TaskDue;
+      if (context.role === 'leader' && e.copyDisabled) return false;
       return e.highestRemoteOffset > e.highestOffsetInRemoteStorage;
     },
     shouldRollActive: ({ event }) => (event as Step).rollActive,
@@ -143,13 +165,14 @@ export const remoteLogManagerMachine = setup({
     segmentBaseOffset: -1,
     segmentEndOffset: -1,
     copyFailures: 0,
+    logStartOffsetUpdated: false,
   }),
   initial: 'inactive',
   on: {
     'rlm.started': {
       target: '.idle',
       actions: [
-        assign(({ context, event }) => ({ role: event.role, awaiting: context.nextId, nextId: context.nextId + 1, segmentId: null })),
+        assign(({ context, event }) => ({ role: event.role, awaiting: context.nextId, nextId: context.nextId + 1, segmentId: null, logStartOffsetUpdated: false })),
         { type: 'scheduleTask', params: ({ context }) => ({ timerId: context.awaiting, after: 'now' as const }) },
       ],
     },
@@ -167,6 +190,27 @@ export const remoteLogManagerMachine = setup({
             guard: 'isMetadataLoading',
             target: 'running',
             actions: [{ type: 'explain', params: { rule: 'rlmMetadataLoading' } }, 'nextStep'],
+          },
+          // The log start first, then Ry: RLMCopyTask.copyLogSegmentsToRemote calls
+          // maybeUpdateLogStartOffsetOnBecomingLeader before maybeUpdateCopiedOffset.
+          {
+            guard: and(['findsLogStartOffset', 'learnsHigherOffset']),
+            target: 'running',
+            actions: [
+              assign({ logStartOffsetUpdated: true }),
+              { type: 'updateLogStartOffsetOnBecomingLeader', params: ({ event }) => ({ offset: event.remoteLogStartOffset }) },
+              { type: 'updateHighestOffsetInRemoteStorage', params: ({ event }) => ({ offset: event.highestRemoteOffset }) },
+              'nextStep',
+            ],
+          },
+          {
+            guard: 'findsLogStartOffset',
+            target: 'running',
+            actions: [
+              assign({ logStartOffsetUpdated: true }),
+              { type: 'updateLogStartOffsetOnBecomingLeader', params: ({ event }) => ({ offset: event.remoteLogStartOffset }) },
+              'nextStep',
+            ],
           },
           {
             guard: 'learnsHigherOffset',

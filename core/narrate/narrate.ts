@@ -61,14 +61,16 @@ export const RULES: Record<string, string> = {
   backoff: 'every failure delays the partition by replica.fetch.backoff.ms, with fetchOffset unchanged',
   rlmMetadataLoading: 'the remote log metadata is still loading: the task cannot learn the highest offset in remote storage yet',
   rlmRefreshHighestOffset: 'the remote log manager task refreshes Ry from remote metadata on every run, even with nothing to upload (KIP-1023)',
+  logStartOffsetOnBecomingLeader:
+    "a new leader's copy task, on its first run, raises a stale Log-Start-Offset to the start of the earliest remote segment still listed for its earliest leader epoch (or to its local log start): a follower may not have heard of the old leader's last move",
   copyCandidate:
     'a rolled segment from max(Ry + 1, LSO) whose next segment starts at or below the last stable offset is copied (never the active segment)',
   copyFinished: 'the copy finished: COPY_SEGMENT_FINISHED, and the highest offset in remote storage is raised to the segment end',
   copyFailed: 'a failed copy is cleaned up (DELETE_SEGMENT_STARTED, delete the partial objects, DELETE_SEGMENT_FINISHED) and retried on the next run',
   localRetention:
     'local retention: the segment is below the high watermark, breaches local.retention.*, and is fully uploaded; Local-Log-Start-Offset moves, Log-Start-Offset does not',
-  logRetention: 'log retention on a topic that is not tiered: the segment breaches retention.*, so Log-Start-Offset moves with it',
-  rollForLocalRetention: 'the active segment breaches local.retention.ms, so it is rolled and can be uploaded',
+  logRetention: 'log retention on a topic that is not tiered, or tiered with remote.log.copy.disable: the segment breaches retention.*, needs no upload, and Log-Start-Offset moves with it',
+  rollForLocalRetention: 'the high watermark has reached the log end, every older segment was deletable, and the active segment breaches retention too: it is rolled, to be uploaded first or, where no upload is needed, deleted',
   remoteRetention: 'remote retention deleted the segment, so Log-Start-Offset moves past it',
   retentionMs: 'the remote segment is older than retention.ms',
   retentionBytes: 'the partition is above retention.bytes across both tiers',

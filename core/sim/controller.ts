@@ -260,9 +260,10 @@ function completeLeadership(s: Sim, key: string, broker: number, rule: Rule, old
   const r = replica(state, key, broker);
   const cache = r.log.leaderEpochs;
   if (latestEpoch(cache) < part.leaderEpoch) assignEpoch(cache, part.leaderEpoch, logEndOffset(r.log));
-  // Ry is in memory on the old leader only; the new leader learns it at its first task run.
-  r.highestOffsetInRemoteStorage = -1;
-  state.watch.highestOffsetInRemoteStorage[`${broker}|${key}`] = -1;
+  // Until its copy task's first run its Log-Start-Offset is what it heard as a follower.
+  r.logStartOffsetUnconfirmed = true;
+  // Ry stays: as a follower the replica kept its own current from remote metadata (Kafka's
+  // RLMFollowerTask), and it only rises. Only a restart forgets it (see crash).
   s.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker, previous: old, leaderEpoch: part.leaderEpoch, rule });
   s.deliver(broker, key, 'fetcher', { type: 'fetcher.stopped' });
   s.deliver(broker, key, 'walReplica', { type: 'wal.stopped' });

@@ -18,7 +18,7 @@ import { parkFetch, respond, respondFetch, sendRequest } from './network.js';
 import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import { BROKER_KEY } from './state.js';
-import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
+import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
 import { restoreChunks, walAppendChunk, walFlush, walPublish } from './wal.js';
 
 type Handlers<N extends MachineName> = { readonly [T in EffectType<N>]: (s: Sim, broker: number, key: string, p: EffectParams<N, T>) => void };
@@ -162,6 +162,10 @@ const rlm: Handlers<'rlm'> = {
   updateHighestOffsetInRemoteStorage: (s, broker, key, { offset, ...unread }) => {
     none(unread);
     raiseHighestOffsetInRemoteStorage(s, broker, key, offset, 'rlmRefreshHighestOffset');
+  },
+  updateLogStartOffsetOnBecomingLeader: (s, broker, key, { offset, ...unread }) => {
+    none(unread);
+    raiseLogStartOffsetOnBecomingLeader(s, broker, key, offset);
   },
   startCopy: (s, broker, key, { requestId, baseOffset, endOffset, ...unread }) => {
     none(unread);

@@ -8,8 +8,8 @@ import { effectiveLocalRetentionBytes, effectiveLocalRetentionMs, isCompacted } 
 import { latestEpoch } from '../domain/leader-epoch-cache.js';
 import type { LeaderView } from '../domain/leader-rules.js';
 import { logEndOffset } from '../domain/partition-log.js';
-import { findHighestRemoteOffset } from '../domain/remote-metadata.js';
-import { activeSegmentBreachesLocalTime, copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
+import { findHighestRemoteOffset, findLogStartOffset } from '../domain/remote-metadata.js';
+import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
 import type { WalChunk } from '../domain/wal.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
 import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
@@ -30,6 +30,15 @@ export function replica(state: KernelState, key: string, broker: number): Replic
 export function tiered(state: KernelState, key: string): boolean {
   const part = state.partitions[key];
   return state.brokerConfig['remote.log.storage.system.enable'] && state.topicConfigs[part.topic]['remote.storage.enable'];
+}
+
+/**
+ * A local segment must be uploaded before local retention deletes it, and deleting moves
+ * only Local-Log-Start-Offset (Kafka's UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled):
+ * tiered, and remote.log.copy.disable off.
+ */
+export function uploadsRequired(state: KernelState, key: string): boolean {
+  return tiered(state, key) && !state.topicConfigs[state.partitions[key].topic]['remote.log.copy.disable'];
 }
 
 export function replicaFacts(state: KernelState, key: string, broker: number): ReplicaFacts {
@@ -86,13 +95,16 @@ export function rlmFacts(state: KernelState, key: string, broker: number): RlmFa
   const isTiered = tiered(state, key);
   const leader = part.leader === broker;
   const now = state.nowMs;
-  const localMs = isTiered ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
-  const localBytesLimit = isTiered ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
+  // UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled: with remote.log.copy.disable (KIP-950)
+  // local retention falls back to retention.*, as on a topic that is not tiered.
+  const uploads = uploadsRequired(state, key);
+  const localMs = uploads ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
+  const localBytesLimit = uploads ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
   const local = localRetentionDeletable({
     segments: log.segments,
     highWatermark: log.highWatermark,
     logStartOffset: log.logStartOffset,
-    highestOffsetInRemoteStorage: isTiered ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
+    highestOffsetInRemoteStorage: uploads ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
     retentionBytes: localBytesLimit,
     retentionMs: localMs,
     nowMs: now,
@@ -110,7 +122,7 @@ export function rlmFacts(state: KernelState, key: string, broker: number): RlmFa
     candidate,
     localDeletable: local.deletable,
     localStoppedBy: local.stoppedBy,
-    rollActive: isTiered && activeSegmentBreachesLocalTime(log.segments[log.segments.length - 1], localMs, now),
+    rollActive: local.rollActive,
     remoteExpired,
   };
 }
@@ -125,7 +137,9 @@ export function rlmTaskEvent(state: KernelState, broker: number, key: string, ti
     metadataReady: metadataReady(state, key, broker),
     highestRemoteOffset: tiered(state, key) ? findHighestRemoteOffset(part.remoteMetadata, r.log.leaderEpochs, logEndOffset(r.log)) : -1,
     highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
+    remoteLogStartOffset: findLogStartOffset(part.remoteMetadata, r.log.leaderEpochs, r.log.localLogStartOffset),
     tiered: tiered(state, key),
+    copyDisabled: state.topicConfigs[part.topic]['remote.log.copy.disable'],
   };
 }
 

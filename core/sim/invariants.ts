@@ -41,6 +41,8 @@ export interface ReplicaView {
   readonly broker: number;
   readonly log: PartitionLog;
   readonly highestOffsetInRemoteStorage: number;
+  /** A new leader whose copy task has not yet raised a stale Log-Start-Offset. */
+  readonly logStartOffsetUnconfirmed?: boolean;
 }
 
 /** A partition as the invariants read it (the kernel's PartitionState is one). */
@@ -99,7 +101,7 @@ export const INVARIANTS: readonly InvariantInfo[] = [
     id: 'everyOffsetRetained',
     title: 'No offset retained in neither tier',
     explanation:
-      "Safety: every offset in [Log-Start-Offset, Local-Log-Start-Offset) of the leader is held by a finished remote segment, so every committed offset is readable from some tier.",
+      "Safety: every offset in [Log-Start-Offset, Local-Log-Start-Offset) of the leader is held by a finished remote segment, so every committed offset is readable from some tier. A new leader is held to it once its copy task has raised a stale Log-Start-Offset (its first run with the remote metadata loaded; never with remote.log.copy.disable, which has no copy task).",
   },
   {
     id: 'noLocalDeleteBeforeUpload',
@@ -121,7 +123,7 @@ export const INVARIANTS: readonly InvariantInfo[] = [
   {
     id: 'highestOffsetInRemoteStorageNeverDecreases',
     title: 'Ry never decreases on a broker',
-    explanation: 'Safety: highestOffsetInRemoteStorage lives in memory and only goes up while the broker is up (a restart or a new leadership resets it to -1).',
+    explanation: 'Safety: highestOffsetInRemoteStorage lives in memory and only goes up while the broker is up, through elections too (a restart resets it to -1 until the remote metadata is loaded).',
   },
 ];
 
@@ -255,8 +257,10 @@ export function checkInvariants(cluster: ClusterView, keys: readonly string[] = 
         });
       }
       // On the leader (a follower's log start lags the leader's by a fetch round, so it may
-      // briefly name remote data the leader already deleted).
-      if (r.broker === part.leader && log.logStartOffset < log.localLogStartOffset) {
+      // briefly name remote data the leader already deleted), once its copy task has run: a
+      // new leader's log start is its follower's until then, as in Kafka
+      // (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader).
+      if (r.broker === part.leader && r.logStartOffsetUnconfirmed !== true && log.logStartOffset < log.localLogStartOffset) {
         // [LSO, LLSO) must be covered by finished remote segments, contiguously.
         const next = coveredUpTo(part.remoteMetadata, log.logStartOffset);
         if (next < log.localLogStartOffset) {

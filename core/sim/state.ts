@@ -54,6 +54,11 @@ export interface ReplicaState {
   log: PartitionLog;
   /** In memory only: lost on restart, -1 until learned. Never decreases while up. */
   highestOffsetInRemoteStorage: number;
+  /**
+   * Led since its copy task last looked up the log start offset in remote metadata: until
+   * then its Log-Start-Offset may be stale (what it last heard as a follower).
+   */
+  logStartOffsetUnconfirmed?: boolean;
 }
 
 export interface ParkedFetch {

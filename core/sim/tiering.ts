@@ -14,7 +14,7 @@ import { type SegmentRange, isRetentionRule } from '../domain/retention.js';
 import type { StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
-import { metadataReady, replica, tiered } from './facts.js';
+import { metadataReady, replica, uploadsRequired } from './facts.js';
 import { checkLocalDelete, checkRemoteTransition } from './invariants.js';
 import { changeLocalLog, localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
@@ -85,6 +85,23 @@ export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: s
   s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, rule });
 }
 
+/**
+ * A new leader's copy task, before its first copy (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader):
+ * Log-Start-Offset is raised, never lowered, to where the remote data still listed starts
+ * (UnifiedLog.updateLogStartOffsetFromRemoteTier). As a follower the replica may never have
+ * heard of the old leader's last move, and until now it named deleted remote data.
+ */
+export function raiseLogStartOffsetOnBecomingLeader(s: Sim, broker: number, key: string, offset: number): void {
+  const part = s.state.partitions[key];
+  const r = replica(s.state, key, broker);
+  r.logStartOffsetUnconfirmed = false;
+  const from = r.log.logStartOffset;
+  changeLocalLog(s, r, () => maybeIncrementLogStartOffset(r.log, offset));
+  if (r.log.logStartOffset !== from) {
+    s.emit({ atMs: s.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'logStartOffsetOnBecomingLeader' });
+  }
+}
+
 /** A copy failed: traced, and the objects it may have written are deleted. */
 export function abortCopy(s: Sim, broker: number, key: string, requestId: number, segmentId: string, error: string | null): void {
   const part = s.state.partitions[key];
@@ -136,13 +153,17 @@ export function onSegmentObjectDone(s: Sim, ev: KernelEventOf<'storeDone'>): voi
   });
 }
 
-/** Local retention removes the oldest local segments; a tiered topic keeps its log start. */
+/**
+ * Local retention removes the oldest local segments. Where uploads are required (tiered,
+ * copy enabled) only the local log start moves; otherwise (not tiered, or
+ * remote.log.copy.disable) the log start moves with it (UnifiedLog.incrementStartOffset).
+ */
 export function deleteLocalSegments(s: Sim, broker: number, key: string, segments: SegmentRange[]): void {
   const state = s.state;
   const part = state.partitions[key];
   const r = replica(state, key, broker);
   const now = state.nowMs;
-  const isTiered = tiered(state, key);
+  const isTiered = uploadsRequired(state, key);
   for (const range of segments) {
     const first = r.log.segments[0];
     if (r.log.segments.length < 2 || first.baseOffset !== range.baseOffset) break;
@@ -163,7 +184,7 @@ export function deleteLocalSegments(s: Sim, broker: number, key: string, segment
   }
 }
 
-/** The active segment is rolled so that local time retention can upload and delete it. */
+/** The active segment is rolled so that retention can take it: uploaded first where uploads are required, else deleted at the next decision. */
 export function rollActiveSegment(s: Sim, broker: number, key: string): void {
   const part = s.state.partitions[key];
   const r = replica(s.state, key, broker);
