@@ -59,7 +59,11 @@ test('acks=all is refused with NOT_ENOUGH_REPLICAS when the ISR is below min.ins
   expect(json.violations).toEqual([]);
 });
 
-test('remote.log.copy.disable stops uploads at once; local retention then stops at the first segment not uploaded', () => {
+test('remote.log.copy.disable stops uploads at once; local retention then falls back to retention.bytes (no upload needed)', () => {
+  // Goal: with copy disabled Kafka's leader has no copy task (RemoteLogManager.doHandleLeaderPartition),
+  // and UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled is false, so local retention uses
+  // retention.bytes (here unlimited) instead of local.retention.bytes (docs/protocol.md §5).
+  // Method: upload with local.retention.bytes 1, disable copy at 500, produce again.
   const json = run({
     name: 'copy disable',
     brokers: 1,
@@ -73,12 +77,12 @@ test('remote.log.copy.disable stops uploads at once; local retention then stops 
     until: 5000,
   });
   const copies = (json.trace as Loose[]).filter((e) => e.type === 'remoteMetadata' && e.to === 'COPY_SEGMENT_STARTED');
+  expect(copies.length).toBeGreaterThan(0);
   expect(copies.every((c) => c.atMs < 500)).toBe(true);
+  const deletedAfter = (json.trace as Loose[]).filter((e) => e.type === 'log' && e.action === 'localSegmentDeleted' && (e.atMs as number) > 500);
+  expect(deletedAfter).toEqual([]);
   const leader = json.partitions[0].replicas[0];
   expect(leader.highestOffsetInRemoteStorage).toBe(copies[copies.length - 1].endOffset);
-  expect(leader.localLogStartOffset).toBe(leader.highestOffsetInRemoteStorage + 1);
-  const done = (json.trace as Loose[]).filter((e) => e.type === 'rlm' && e.rule === 'rlmRunDone' && e.atMs > 500);
-  expect(done.length).toBeGreaterThan(0);
-  expect(done.every((e) => e.copy === 'copyDisabled' && e.localStoppedBy === 'notUploaded')).toBe(true);
+  expect(leader.localLogStartOffset).toBeLessThanOrEqual(leader.highestOffsetInRemoteStorage + 1);
   expect(json.violations).toEqual([]);
 });
