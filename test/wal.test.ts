@@ -321,3 +321,79 @@ describe('orphan WAL objects', () => {
     expect(Object.keys(store.snapshot().wal)).not.toContain(orphan!.objectKey);
   });
 });
+
+describe('a fast-store outage and the follower Fetch', () => {
+  // The fast store goes down before the first produce and fails every request after a
+  // second, so the combiner's first object is in flight 1015..2021, then fails and is
+  // retried (in flight 2121..3127, 3327..4333, 4733..5739) until the store returns at 6000.
+  // The followers fetch at offset 0 every 504 ms. (conformance/wal-no-fetch-fallback-during-outage.yaml)
+  const slowOutage = (fallback: boolean) => {
+    const base = loadBundled('wal-fast-store-outage');
+    return {
+      ...base,
+      config: { ...base.config, 'wal.fallback.fetch.enable': fallback },
+      timeline: [
+        { at: 500, action: { kind: 'objectStore' as const, store: 'wal' as const, available: false, extraLatencyMs: 1000 } },
+        { at: 1000, action: { kind: 'produce' as const, topic: 'orders', partition: 0, records: 10, acks: 'all' as const } },
+        { at: 6000, action: { kind: 'objectStore' as const, store: 'wal' as const, available: true, extraLatencyMs: 0 } },
+      ],
+      until: 9000,
+    };
+  };
+  const run = (s: ReturnType<typeof loadBundled>) => {
+    const k = new Kernel(s);
+    k.runToEnd();
+    return buildRunJson(k);
+  };
+  const acked = (trace: Loose[]) => trace.filter((e) => e.type === 'produce' && e.action === 'acknowledged').map((e) => e.atMs);
+
+  test('fallback off: records of a PUT in flight or failed reach no follower by Fetch; acks=all waits for the store', () => {
+    const json = run(slowOutage(false));
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    expect(trace.filter((e) => e.type === 'response' && e.api === 'Fetch' && e.records > 0)).toEqual([]);
+    expect(walEntries(trace, 'putFailed').length).toBe(4);
+    expect(trace.filter((e) => e.type === 'highWatermark' && e.broker === 0 && e.atMs < 6000)).toEqual([]);
+    expect(acked(trace)).toEqual([6558]);
+    for (const b of [1, 2]) expect(replicaOf(json, b)).toMatchObject({ logEndOffset: 10, inIsr: true });
+  });
+
+  test('fallback on: from the first failed PUT, the retries\' PUTs in flight included, the leader serves them by Fetch', () => {
+    const json = run(slowOutage(true));
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const served = trace.filter((e) => e.type === 'response' && e.api === 'Fetch' && e.records > 0);
+    // Not while the first PUT is in flight (nothing has failed yet); the first Fetch after
+    // the failure at 2021 arrives at 2520, while the combiner waits out its backoff.
+    expect(served.map((e) => [e.atMs, e.target, e.fetchOffset, e.records])).toEqual([[2524, 1, 0, 10], [2524, 2, 0, 10]]);
+    expect(acked(trace)).toEqual([2526]);
+  });
+
+  test('a lagging replica below the WAL start is served the classic way only up to the records the fast store took', () => {
+    // Broker 1 crashes at 20; leader 0 crashes at 40 and broker 2 leads epoch 1, whose first
+    // chunk [40, 49] is published before the store goes down at 5500. Broker 1 restarts at
+    // 12000 below the WAL start (40): Fetch gives it [20, 49], not the unput [50, 119].
+    const base = loadBundled('wal-fast-store-outage');
+    const s = {
+      ...base,
+      timeline: [
+        ...base.timeline.filter((e) => e.action.kind === 'produce'),
+        { at: 2400, action: { kind: 'crash' as const, broker: 1 } },
+        { at: 4600, action: { kind: 'crash' as const, broker: 0 } },
+        { at: 5500, action: { kind: 'objectStore' as const, store: 'wal' as const, available: false } },
+        { at: 12000, action: { kind: 'restart' as const, broker: 1 } },
+        { at: 20000, action: { kind: 'objectStore' as const, store: 'wal' as const, available: true } },
+      ],
+      until: 25000,
+    };
+    const json = run(s);
+    expect(json.violations).toEqual([]);
+    const trace = json.trace as Loose[];
+    const served = trace.filter((e) => e.type === 'response' && e.api === 'Fetch' && e.records > 0);
+    expect(served.map((e) => [e.atMs, e.target, e.fetchOffset, e.records])).toEqual([[12004, 1, 20, 30]]);
+    // It rejoins the ISR only once the store is back and it has read the WAL.
+    const joined = trace.find((e) => e.type === 'isr' && e.atMs > 12000 && e.isr.includes(1));
+    expect(joined!.atMs).toBeGreaterThan(20000);
+    expect(replicaOf(json, 1)).toMatchObject({ logEndOffset: 240, inIsr: true });
+  });
+});

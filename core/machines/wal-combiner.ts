@@ -5,9 +5,10 @@
  * then writes one object to the fast store with the new bytes of every such partition,
  * concatenated; when the PUT succeeds, one WAL metadata record per partition chunk is
  * published to `__remote_wal_log_metadata`. A failed PUT is retried after a backoff with
- * everything pending by then (the failed chunks included); while it keeps failing the
- * combiner is `retrying`, which is what `wal.fallback.fetch.enable` looks at. One PUT at
- * a time. KIP-1176 was withdrawn; this is a reconstruction of its design.
+ * everything pending by then (the failed chunks included); `failures` counts the PUTs
+ * failed in a row, and from the first until one succeeds (the retries' PUTs in flight
+ * included) `wal.fallback.fetch.enable` lets the leader serve followers by Fetch. One PUT
+ * at a time. KIP-1176 was withdrawn; this is a reconstruction of its design.
  *
  * Pure: the kernel passes the bytes pending with each event and runs the effects (start
  * the interval timer, assemble and PUT an object, publish its chunks, put chunks back).

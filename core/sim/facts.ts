@@ -13,6 +13,7 @@ import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from 
 import type { WalChunk } from '../domain/wal.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
 import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
+import type { WalCombinerContext } from '../machines/wal-combiner.js';
 import type { WalChunkRef } from '../machines/wal-replica.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
@@ -171,9 +172,26 @@ export function walEnabled(state: KernelState, key: string): boolean {
 }
 
 /**
+ * The first offset of the current leader epoch that is not in a WAL object the fast store
+ * has accepted: where the combiner's next object starts, or the first chunk of a PUT still
+ * in flight (the combiner moves `wal.next` past a chunk when it PUTs it, and back when the
+ * PUT fails). Records from here on are on the leader's disk only.
+ */
+export function walPutEnd(state: KernelState, key: string): number {
+  const epoch = state.partitions[key].leaderEpoch;
+  let end = state.wal.next[key] ?? Number.MAX_SAFE_INTEGER;
+  for (const id in state.wal.inflight) {
+    for (const c of state.wal.inflight[id].chunks) if (c.key === key && c.leaderEpoch === epoch && c.baseOffset < end) end = c.baseOffset;
+  }
+  return end;
+}
+
+/**
  * The first offset the WAL holds for the partition in the current leader epoch: the
- * oldest live chunk of this epoch, or where the leader started writing chunks. Below it a
- * follower is served records the classic way (a new or lagging replica catching up).
+ * oldest live chunk of this epoch, or, with none, where the WAL's put records end. Below it
+ * a follower is served records the classic way (a new or lagging replica catching up).
+ * Not `wal.next` itself: while a PUT is in flight that is past records the fast store has
+ * not accepted, and a follower below it would be served them by Fetch.
  */
 export function walStartOffset(state: KernelState, key: string): number {
   const part = state.partitions[key];
@@ -181,18 +199,36 @@ export function walStartOffset(state: KernelState, key: string): number {
     const c = state.wal.chunks[String(id)];
     if (c !== undefined && c.leaderEpoch === part.leaderEpoch) return c.baseOffset;
   }
-  return state.wal.next[key] ?? Number.MAX_SAFE_INTEGER;
+  return walPutEnd(state, key);
 }
 
-/** True while the leader's last WAL PUT failed and wal.fallback.fetch.enable is on. */
+/**
+ * True with wal.fallback.fetch.enable on, from the leader's first failed WAL PUT until one
+ * succeeds: the retry's PUT in flight included, or a store that fails slowly would have
+ * the fallback off most of the time it is down.
+ */
 export function walFallbackActive(s: Sim, broker: number): boolean {
-  return s.state.brokerConfig['wal.fallback.fetch.enable'] && machineState(s, broker, BROKER_KEY, 'walCombiner') === 'retrying';
+  if (!s.state.brokerConfig['wal.fallback.fetch.enable']) return false;
+  const combiner = s.machineSnapshot(broker, BROKER_KEY, 'walCombiner')?.context as WalCombinerContext | undefined;
+  return combiner !== undefined && combiner.failures > 0;
 }
 
 /** The leader answers a follower's Fetch at `fetchOffset` without records: the WAL carries them. */
 export function walServes(s: Sim, key: string, leader: number, fetchOffset: number): boolean {
   if (!walEnabled(s.state, key) || walFallbackActive(s, leader)) return false;
   return fetchOffset >= walStartOffset(s.state, key) && fetchOffset <= logEndOffset(replica(s.state, key, leader).log);
+}
+
+/**
+ * The end (exclusive) of the records a follower's Fetch may carry. A replica served the
+ * classic way from below the WAL start gets records only up to where the WAL's put records
+ * end: what is in a PUT in flight, in a failed one or not yet put reaches followers through
+ * the fast store, so acks=all waits for it, unless wal.fallback.fetch.enable has the leader
+ * serve it while the store fails (KIP-1176's proposed fallback to the classic Fetch).
+ */
+export function walFetchEnd(s: Sim, key: string, leader: number): number {
+  if (!walEnabled(s.state, key) || walFallbackActive(s, leader)) return Number.MAX_SAFE_INTEGER;
+  return walPutEnd(s.state, key);
 }
 
 /** Bytes appended to the WAL partitions `broker` leads and not yet in an object. */

@@ -12,7 +12,7 @@ import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
-import { latencyMs, leaderFacts, replica, replicaFacts, walServes, zoneOf } from './facts.js';
+import { latencyMs, leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
 import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
@@ -144,7 +144,12 @@ export function respondFetch(
   const r = replica(s.state, key, broker);
   const error = p.error;
   const wal = p.rule === 'walEmptyRecords';
-  const batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, msg.body.maxBytes) : [];
+  let batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, msg.body.maxBytes) : [];
+  if (batches.length > 0) {
+    // KIP-1176: no record the fast store has not accepted goes to a follower by Fetch.
+    const end = walFetchEnd(s, key, broker);
+    if (batches[batches.length - 1].lastOffset >= end) batches = batches.filter((b) => b.lastOffset < end);
+  }
   const body: ResponseBodies['Fetch'] = wal
     ? { error, batches, wal: true, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
     : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule };
