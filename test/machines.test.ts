@@ -186,8 +186,9 @@ function follow(events: Step<FEv>[], from?: Fed): Fed {
 }
 
 /** The remote aux-state build once the segment is known: the two GETs succeed. */
+/** Both GETs of the aux state succeed, then the leader answers ListOffsets -1 (LEO 200), as TierStateMachine.start asks. */
 function auxStateSucceeds(): Step<FEv>[] {
-  return [got(true, { leaderEpochs: CHECKPOINT }), got(true, { producers: PRODUCERS })];
+  return [got(true, { leaderEpochs: CHECKPOINT }), got(true, { producers: PRODUCERS }), listed(200, 0, facts(0))];
 }
 
 function fetchOffsets(effects: Effect[]): number[] {
@@ -293,7 +294,7 @@ describe('followerFetcherMachine', () => {
         lookedUp({ baseOffset: 50, endOffset: 99 }),
         ...auxStateSucceeds(),
       ]);
-      expect(listOffsetsTimestamps(r.effects)).toEqual([-1, -2, -4]);
+      expect(listOffsetsTimestamps(r.effects)).toEqual([-1, -2, -4, -1]);
       expect(fetchOffsets(r.effects)).toEqual([0, 10, 100]);
       expect(ofType(r.effects, 'truncateFullyAndStartAt').map((e) => e.params)).toEqual([
         { offset: 10, logStartOffset: 10, rule: 'leaderStartAboveFollowerEnd' },
@@ -324,10 +325,12 @@ describe('followerFetcherMachine', () => {
         'restoreLeaderEpochs',
         'getRemoteObject',
         'restoreProducerState',
+        'sendListOffsets',
         'explain',
         'sendFetch',
       ]);
-      expect(last(r.effects, 'sendListOffsets').params).toMatchObject({ timestamp: -4 });
+      expect(listOffsetsTimestamps(r.effects)).toEqual([-4, -1]);
+      expect(last(r.effects, 'explain').params).toEqual({ rule: 'auxStateBuilt', detail: { offset: 100, leaderEndOffset: 200, initialLag: 100 } });
       expect(last(r.effects, 'lookupRemoteSegment').params).toMatchObject({ epoch: 0, offset: 99 });
       expect(last(r.effects, 'truncateFullyAndStartAt').params).toEqual({ offset: 100, logStartOffset: 0, rule: 'auxStateClassic' });
       expect(ofType(r.effects, 'getRemoteObject').map((e) => [e.params.key, e.params.purpose])).toEqual([
@@ -471,7 +474,7 @@ describe('followerFetcherMachine', () => {
         lookedUp({ baseOffset: segBase, endOffset: segEnd }),
         ...auxStateSucceeds(),
       ]);
-      expect(listOffsetsTimestamps(r.effects)).toEqual([-2, -6, -4]);
+      expect(listOffsetsTimestamps(r.effects)).toEqual([-2, -6, -4, -1]);
       expect(ofType(r.effects, 'sendOffsetsForLeaderEpoch')).toEqual([]);
       expect(last(r.effects, 'lookupRemoteSegment').params).toMatchObject({ epoch: 0, offset: start - 1 });
       expect(last(r.effects, 'truncateFullyAndStartAt').params).toEqual({ offset: start, logStartOffset: keptLso, rule: 'auxStateKip1023' });
@@ -1194,6 +1197,8 @@ describe('remoteLogManagerMachine', () => {
     const COPY_S0: Effect = { type: 'startCopy', params: { requestId: 3, baseOffset: 0, endOffset: 49 } };
     const DELETE_LOCAL: Effect = { type: 'deleteLocalSegments', params: { segments: [S0] } };
     const DELETE_REMOTE: Effect = { type: 'startRemoteDelete', params: { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' } };
+    // The pass raises Log-Start-Offset once, past the last expiring segment (SEG50 ends at 99).
+    const RAISE_LSO: Effect = { type: 'raiseLogStartOffsetForRetention', params: { offset: 100 } };
     const ROLL: Effect[] = [{ type: 'rollActiveSegment', params: {} }, { type: 'explain', params: { rule: 'rollForLocalRetention' } }, NEXT_STEP];
 
     test.each<[string, 'leader' | 'follower', Partial<RlmFacts>, string, Effect[]]>([
@@ -1211,8 +1216,8 @@ describe('remoteLogManagerMachine', () => {
       ['local deletes before a copy and remote deletes', 'leader', { ...ALL, rollActive: false }, 'running', [DELETE_LOCAL, NEXT_STEP]],
       ['local deletes before remote deletes', 'leader', { localDeletable: [S0], remoteExpired: EXPIRED }, 'running', [DELETE_LOCAL, NEXT_STEP]],
       ['several local segments in one effect', 'leader', { localDeletable: [S0, S50] }, 'running', [{ type: 'deleteLocalSegments', params: { segments: [S0, S50] } }, NEXT_STEP]],
-      ['leader, remote expired -> delete the first one', 'leader', { remoteExpired: EXPIRED }, 'deletingRemote', [DELETE_REMOTE]],
-      ['leader, copyDisabled, remote expired -> still deletes', 'leader', { copyDisabled: true, candidate: S0, remoteExpired: EXPIRED }, 'deletingRemote', [DELETE_REMOTE]],
+      ['leader, remote expired -> raise LSO once, delete the first one', 'leader', { remoteExpired: EXPIRED }, 'deletingRemote', [RAISE_LSO, DELETE_REMOTE]],
+      ['leader, copyDisabled, remote expired -> still deletes', 'leader', { copyDisabled: true, candidate: S0, remoteExpired: EXPIRED }, 'deletingRemote', [RAISE_LSO, DELETE_REMOTE]],
       ['follower ignores remoteExpired', 'follower', { remoteExpired: EXPIRED }, 'idle', [NEXT_RUN]],
       ['nothing to do -> idle, scheduleTask interval', 'leader', {}, 'idle', [NEXT_RUN]],
     ])('%s', (_name, role, o, state, expected) => {
@@ -1318,32 +1323,52 @@ describe('remoteLogManagerMachine', () => {
   });
 
   describe('remote retention', () => {
-    test('deletingRemote: deleteCompleted ok -> finishRemoteDelete + requestStep (Log-Start-Offset was raised when the delete started), then the next expired one', () => {
-      // Goal: DELETE_SEGMENT_FINISHED and LSO = end + 1, one segment at a time (docs/protocol.md §5, remote retention).
-      // Method: two expired segments; the kernel's facts shrink after the first delete.
+    test('an expiry pass: Log-Start-Offset raised once, then every segment of the list deleted, then a fresh step', () => {
+      // Goal: RLMExpirationTask makes its list once, calls handleLogStartOffsetUpdate once with
+      // the end + 1 of the last segment expiring by time or size, then deletes them all
+      // (docs/protocol.md §5, remote retention). Method: two expired segments.
       const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(true, SEG0)], leaderRunning());
-      expect(stateOf(r.snapshot)).toBe('running');
+      expect(stateOf(r.snapshot)).toBe('deletingRemote');
       expect(r.lastEffects).toEqual([
         { type: 'finishRemoteDelete', params: { segmentId: SEG0 } },
-        { type: 'requestStep', params: { requestId: 4 } },
+        { type: 'startRemoteDelete', params: { requestId: 4, segmentId: SEG50, rule: 'retentionBytes' } },
       ]);
-      const s = rlm([rstep({ remoteExpired: EXPIRED.slice(1) }), deleted(true, SEG50), rstep()], r);
+      const s = rlm([deleted(true, SEG50), rstep()], r);
       expect(stateOf(s.snapshot)).toBe('idle');
+      expect(ofType(s.effects, 'raiseLogStartOffsetForRetention').map((e) => e.params)).toEqual([{ offset: 100 }]);
       expect(ofType(s.effects, 'startRemoteDelete').map((e) => e.params)).toEqual([
         { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' },
-        { requestId: 5, segmentId: SEG50, rule: 'retentionBytes' },
+        { requestId: 4, segmentId: SEG50, rule: 'retentionBytes' },
       ]);
       expect(ofType(s.effects, 'finishRemoteDelete').map((e) => e.params.segmentId)).toEqual([SEG0, SEG50]);
+      // No fresh step between the two deletes: 2 is the run's first step, 5 the one after the pass.
+      expect(ofType(s.effects, 'requestStep').map((e) => e.params.requestId)).toEqual([2, 5]);
     });
 
-    test('deletingRemote: a failed delete -> idle and the next run, LSO not raised', () => {
-      // Goal: a failed delete is retried by a later run. Method: the DELETEs fail.
+    test.each<[string, Array<{ segmentId: string; endOffset: number; rule: 'retentionMs' | 'retentionBytes' | 'belowLogStartOffset' | 'retryDelete' }>, number]>([
+      ['time and size: past the last of them', [{ segmentId: SEG0, endOffset: 49, rule: 'retentionMs' }, { segmentId: SEG50, endOffset: 99, rule: 'retentionBytes' }], 100],
+      ['below the log start and retried deletes do not move it', [{ segmentId: SEG0, endOffset: 49, rule: 'retryDelete' }, { segmentId: SEG50, endOffset: 99, rule: 'belowLogStartOffset' }], -1],
+      ['a retried delete before a time breach: past the time breach', [{ segmentId: SEG50, endOffset: 99, rule: 'retryDelete' }, { segmentId: SEG0, endOffset: 49, rule: 'retentionMs' }], 50],
+    ])('the Log-Start-Offset of a pass: %s', (_name, expired, offset) => {
+      // Goal: only time and size breaches set the new log start (RemoteLogRetentionHandler keeps
+      // the largest end + 1 of those). Method: one step with the list.
+      const r = rlm([rstep({ remoteExpired: expired })], leaderRunning());
+      expect(r.lastEffects[0]).toEqual({ type: 'raiseLogStartOffsetForRetention', params: { offset } });
+    });
+
+    test('deletingRemote: a failed delete ends the pass -> idle and the next run', () => {
+      // Goal: a failed delete is retried by a later run; the rest of the pass waits for it.
+      // Method: the first DELETE fails.
       const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(false)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('idle');
       expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'interval' } }]);
       expect(ofType(r.effects, 'finishRemoteDelete')).toEqual([]);
+      expect(r.snapshot.context.expiring).toEqual([]);
       const again = rlm([taskDue(), rstep({ remoteExpired: EXPIRED })], r);
-      expect(again.lastEffects).toEqual([{ type: 'startRemoteDelete', params: { requestId: 6, segmentId: SEG0, rule: 'retentionBytes' } }]);
+      expect(again.lastEffects).toEqual([
+        { type: 'raiseLogStartOffsetForRetention', params: { offset: 100 } },
+        { type: 'startRemoteDelete', params: { requestId: 6, segmentId: SEG0, rule: 'retentionBytes' } },
+      ]);
     });
   });
 

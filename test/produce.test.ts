@@ -44,7 +44,7 @@ test('acks=all is refused with NOT_ENOUGH_REPLICAS when the ISR is below min.ins
     brokers: 2,
     topics: topic({ 'min.insync.replicas': 2 }),
     timeline: [
-      // At t=0 only the leader is in the ISR (followers start empty): refused too.
+      // At t=0 the new topic's ISR is every assigned live replica (ReplicationControlManager.createTopic): accepted.
       { at: 0, produce: { topic: 't', partition: 0, records: 10, acks: 'all' } },
       { at: 100, produce: { topic: 't', partition: 0, records: 10, acks: 'all' } },
       { at: 500, crash: { broker: 1 } },
@@ -54,8 +54,8 @@ test('acks=all is refused with NOT_ENOUGH_REPLICAS when the ISR is below min.ins
     until: 2000,
   });
   const rejected = (json.trace as Loose[]).filter((e) => e.type === 'produce' && e.action === 'rejected');
-  expect(rejected.map((e) => [e.atMs, e.error])).toEqual([[0, 'NOT_ENOUGH_REPLICAS'], [600, 'NOT_ENOUGH_REPLICAS']]);
-  expect(json.partitions[0].replicas[0].logEndOffset).toBe(20);
+  expect(rejected.map((e) => [e.atMs, e.error])).toEqual([[600, 'NOT_ENOUGH_REPLICAS']]);
+  expect(json.partitions[0].replicas[0].logEndOffset).toBe(30);
   expect(json.violations).toEqual([]);
 });
 

@@ -256,7 +256,9 @@ describe('remoteRetentionExpired (docs/protocol.md §5, remote retention)', () =
     ['belowLogStartOffset: LSO 50 -> 0-49', { logStartOffset: 50 }, [['r-0', 49, 'belowLogStartOffset']]],
     ['belowLogStartOffset: LSO 100 -> 0-49 and 50-99', { logStartOffset: 100 }, [['r-0', 49, 'belowLogStartOffset'], ['r-50', 99, 'belowLogStartOffset']]],
     ['belowLogStartOffset: LSO 75, inside 50-99 -> only 0-49', { logStartOffset: 75 }, [['r-0', 49, 'belowLogStartOffset']]],
-    ['retentionMs: 10000 - 1000 > 8000 -> 0-49; 10000 - 2000 == 8000 stays', { retentionMs: 8000 }, [['r-0', 49, 'retentionMs']]],
+    // Inclusive: maxTimestampMs <= now - retention.ms (RemoteLogRetentionHandler.isSegmentBreachedByRetentionTime).
+    ['retentionMs: 10000 - 1000 > 8000 -> 0-49; 10000 - 2000 == 8000 goes too (inclusive)', { retentionMs: 8000 }, [['r-0', 49, 'retentionMs'], ['r-50', 99, 'retentionMs']]],
+    ['retentionMs: 8001 -> 0-49 only', { retentionMs: 8001 }, [['r-0', 49, 'retentionMs']]],
     ['retentionMs: 7999 -> 0-49 and 50-99', { retentionMs: 7999 }, [['r-0', 49, 'retentionMs'], ['r-50', 99, 'retentionMs']]],
     ['retentionBytes: total 3500, limit 1500 -> delete while total - size >= limit (2500, then 1500)', { retentionBytes: 1500 }, [['r-0', 49, 'retentionBytes'], ['r-50', 99, 'retentionBytes']]],
     ['retentionBytes: limit 1501 -> only 0-49', { retentionBytes: 1501 }, [['r-0', 49, 'retentionBytes']]],
@@ -574,27 +576,25 @@ describe('kernel: remote retention (retention.bytes across both tiers)', () => {
     ]);
   });
 
-  test("the leader's Log-Start-Offset moves to 100 (logStartOffsetRaised); LLSO and the local log stay", () => {
-    // Goal: remote retention raises LSO to the deleted end + 1 (docs/protocol.md §5).
+  test("the leader's Log-Start-Offset moves to 100 at once (logStartOffsetRaised); LLSO and the local log stay", () => {
+    // Goal: remote retention raises LSO once, to the end + 1 of the last expiring segment, before
+    // it deletes (RLMExpirationTask.handleLogStartOffsetUpdate; docs/protocol.md §5).
     expect(entries(json, 'log', 'logStartOffsetRaised').map((e) => [e.broker, e.from, e.logStartOffset, e.rule])).toEqual([
-      [0, 0, 50, 'remoteRetention'],
-      [0, 50, 100, 'remoteRetention'],
+      [0, 0, 100, 'remoteRetention'],
     ]);
     const leader = replicaOf(json, 0);
     expect([leader.logStartOffset, leader.localLogStartOffset, leader.logEndOffset, leader.highestOffsetInRemoteStorage]).toEqual([100, 100, 200, 149]);
     expect(entries(json, 'log', 'localSegmentDeleted')).toEqual([]);
   });
 
-  test('LSO is raised before each DELETE_SEGMENT_STARTED, and no violations', () => {
+  test('LSO is raised once, before the first DELETE_SEGMENT_STARTED, past every segment deleted; no violations', () => {
     // Goal: Kafka's RLMExpirationTask raises the log start offset before it deletes anything, so no offset
     // at or above LSO is ever in a segment being deleted (invariant everyOffsetRetained).
     const raised = entries(json, 'log', 'logStartOffsetRaised');
     const deleting = metadataChanges(json).filter((m) => m.to === 'DELETE_SEGMENT_STARTED');
-    expect(raised).toHaveLength(deleting.length);
-    raised.forEach((r, k) => {
-      expect(r.logStartOffset).toBe(deleting[k].endOffset + 1);
-      expect(r.i).toBeLessThan(deleting[k].i);
-    });
+    expect(raised).toHaveLength(1);
+    expect(raised[0].i).toBeLessThan(deleting[0].i);
+    for (const d of deleting) expect(d.endOffset).toBeLessThan(raised[0].logStartOffset);
     expect(json.violations).toEqual([]);
   });
 });

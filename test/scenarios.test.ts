@@ -16,7 +16,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
     const { json } = runBundled('classic-one-round');
     const trace = json.trace;
     expect(fetchErrorsTo(trace, 1)).toEqual(['OFFSET_MOVED_TO_TIERED_STORAGE']);
-    expect(collapse(requestsFrom(trace, 1))).toEqual(['Fetch@0', 'ListOffsets-4', 'Fetch@100', 'Fetch@200']);
+    expect(collapse(requestsFrom(trace, 1))).toEqual(['Fetch@0', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@100', 'Fetch@200']);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([0, 100, 200]);
     expect(f.inIsr).toBe(true);
@@ -30,7 +30,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
     const { json } = runBundled('classic-two-rounds');
     expect(fetchErrorsTo(json.trace, 1)).toEqual(['OFFSET_OUT_OF_RANGE', 'OFFSET_MOVED_TO_TIERED_STORAGE']);
     expect(collapse(requestsFrom(json.trace, 1))).toEqual([
-      'Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10', 'ListOffsets-4', 'Fetch@100', 'Fetch@200',
+      'Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@100', 'Fetch@200',
     ]);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([10, 100, 200]);
@@ -44,7 +44,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
     // Method: leader 10/100/200 with Ry 149; the follower asks -2, -6, -4 and fetches at 150.
     const { json } = runBundled('kip1023-bootstrap');
     expect(fetchErrorsTo(json.trace, 1)).toEqual(['OFFSET_OUT_OF_RANGE']);
-    expect(collapse(requestsFrom(json.trace, 1))).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'Fetch@150', 'Fetch@200']);
+    expect(collapse(requestsFrom(json.trace, 1))).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@150', 'Fetch@200']);
     const epuo = json.trace.find((e) => e.type === 'response' && (e as Loose).timestamp === -6) as Loose;
     expect(epuo.offset).toBe(150);
     const f = replicaOf(json, 1);
@@ -91,7 +91,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
   test('example 5: flag on, leader 0/10/200/EPUO 150: start 150 in one round, LLSO 150', () => {
     const { json } = runBundled('kip1023-epuo-above-local-start');
     expect(fetchErrorsTo(json.trace, 1)).toEqual(['OFFSET_MOVED_TO_TIERED_STORAGE']);
-    expect(collapse(requestsFrom(json.trace, 1))).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'Fetch@150', 'Fetch@200']);
+    expect(collapse(requestsFrom(json.trace, 1))).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@150', 'Fetch@200']);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([0, 150, 200]);
   });
@@ -137,7 +137,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
     const { json } = runBundled('kip1023-leader-epochs');
     for (const b of [1, 2]) {
       const reqs = collapse(requestsFrom(json.trace, b));
-      expect(reqs.slice(0, 6)).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'OffsetsForLeaderEpoch(1)', 'Fetch@150']);
+      expect(reqs.slice(0, 7)).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'OffsetsForLeaderEpoch(1)', 'ListOffsets-1', 'Fetch@150']);
       const r = replicaOf(json, b);
       expect(r.leaderEpochs).toEqual([[0, 0], [1, 50], [2, 120]]);
       expect([r.localLogStartOffset, r.logEndOffset]).toEqual([150, 700]);

@@ -39,7 +39,7 @@ test('setConfig turns KIP-1023 on for a replica added afterwards; the earlier on
   ]);
   expect(json.config['follower.fetch.last.tiered.offset.enable']).toBe(true);
   expect(collapse(requestsFrom(json.trace, 1)).slice(0, 4)).toEqual(['Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10']);
-  expect(collapse(requestsFrom(json.trace, 2)).slice(0, 5)).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'Fetch@150']);
+  expect(collapse(requestsFrom(json.trace, 2)).slice(0, 6)).toEqual(['Fetch@0', 'ListOffsets-2', 'ListOffsets-6', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@150']);
   const [, b1, b2] = [0, 1, 2].map((b) => json.partitions[0].replicas.find((r) => r.broker === b)!);
   expect([b1.localLogStartOffset, b2.localLogStartOffset]).toEqual([100, 150]);
   expect(json.trace.some((e) => e.type === 'config' && (e as { key?: string }).key === 'follower.fetch.last.tiered.offset.enable')).toBe(true);

@@ -188,7 +188,9 @@ describe('view: metrics and walEnabled', () => {
     s.act({ kind: 'setConfig', topic: 'orders', values: { 'wal.enable': true } });
     while (!s.currentEntries.some((e) => e.type === 'objectStore' && (e as Loose).purpose === 'walPut')) expect(s.forward()).toBe(true);
     const v = walView(s.kernel);
-    expect(v.objects.map((o) => [o.seq, o.state, o.chunks.map((c) => `${c.key} [${c.baseOffset}, ${c.lastOffset}]`)])).toEqual([[1, 'putting', ['orders-0 [0, 99]']]]);
+    // The produce at t = 0 went the classic way (the topic's ISR is every replica from creation),
+    // so the first produce after the toggle is [100, 199].
+    expect(v.objects.map((o) => [o.seq, o.state, o.chunks.map((c) => `${c.key} [${c.baseOffset}, ${c.lastOffset}]`)])).toEqual([[1, 'putting', ['orders-0 [100, 199]']]]);
   });
 
   test('structural sharing keeps the WAL view equal to a fresh one at every step', () => {

@@ -113,6 +113,8 @@ function leaderDomain(c: Ctx): Ev[] {
         out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired, ...base });
       }
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: 0, lastFetchedEpochEnd: { leaderEpoch: 0, endOffset: 10 }, waitExpired: false, ...base });
+      // An epoch the leader's cache cannot place (endOffsetFor answers UNDEFINED).
+      out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: 3, lastFetchedEpochEnd: { leaderEpoch: -1, endOffset: -1 }, waitExpired: false, ...base });
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired: false, walServes: true, ...base });
     }
     for (const timestamp of [-1, -2, -4, -5, -6]) out.push({ type: 'listOffsets.received', msgId: 1, from: 1, timestamp, currentLeaderEpoch, ...base });

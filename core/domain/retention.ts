@@ -93,7 +93,10 @@ export function localRetentionDeletable(input: LocalRetentionInput): { deletable
 export interface RemoteRetentionInput {
   remote: readonly RemoteSegmentMetadata[];
   logStartOffset: number;
-  /** Bytes of local segments not (yet) in remote storage, for the total size. */
+  /**
+   * The local part of the total size: UnifiedLog.onlyLocalLogSegmentsSize, the local
+   * segments whose base offset is >= Ry (which counts some uploaded segments twice).
+   */
   localOnlyBytes: number;
   retentionBytes: number;
   retentionMs: number;
@@ -101,11 +104,6 @@ export interface RemoteRetentionInput {
 }
 
 export type { RemoteExpiryRule };
-
-/** The rules that expire data (and so raise Log-Start-Offset before the delete). */
-export function isRetentionRule(rule: string): boolean {
-  return rule === 'belowLogStartOffset' || rule === 'retentionMs' || rule === 'retentionBytes';
-}
 
 /**
  * Remote retention (Kafka's RLMExpirationTask), oldest first, after any delete to retry: a finished remote segment
@@ -128,7 +126,9 @@ export function remoteRetentionExpired(input: RemoteRetentionInput): Array<{ seg
       total -= m.sizeBytes;
       continue;
     }
-    if (input.retentionMs >= 0 && input.nowMs - m.maxTimestampMs > input.retentionMs) {
+    // Inclusive, as RemoteLogRetentionHandler.isSegmentBreachedByRetentionTime compares
+    // maxTimestampMs <= now - retention.ms (local retention is strict: UnifiedLog's `>`).
+    if (input.retentionMs >= 0 && m.maxTimestampMs <= input.nowMs - input.retentionMs) {
       out.push({ segmentId: m.segmentId, endOffset: m.endOffset, rule: 'retentionMs' });
       total -= m.sizeBytes;
       continue;

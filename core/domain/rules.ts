@@ -23,6 +23,7 @@ export type LeaderRule =
   | ListOffsetsRule
   | 'leaderEpochCheck'
   | 'divergingEpoch'
+  | 'unknownLastFetchedEpoch'
   | 'walEmptyRecords'
   | 'minInsyncReplicas'
   | 'followerLagging'

@@ -540,15 +540,32 @@ export const followerFetcherMachine = fetcher.createMachine({
         awaitingProducerSnapshot: awaitAnswer(getRemoteObject('producerSnapshot'), 'objectStore.getCompleted', [
           {
             guard: 'isGetOk',
-            target: '#followerFetcher.fetching',
-            actions: [
-              { type: 'restoreProducerState', params: ({ event }) => ({ entries: event.producers ?? [] }) },
-              assign(({ context }) => ({ fetchOffset: context.remoteSegmentEndOffset + 1, retries: 0 })),
-              { type: 'explain', params: ({ context }) => ({ rule: 'auxStateBuilt', detail: { offset: context.remoteSegmentEndOffset + 1 } }) },
-            ],
+            target: 'awaitingLatestOffset',
+            actions: [{ type: 'restoreProducerState', params: ({ event }) => ({ entries: event.producers ?? [] }) }],
           },
           remoteStorageError(),
         ], { 'fetcher.started': continueAcrossLeaderChange() }),
+        /**
+         * TierStateMachine.start ends with leader.fetchLatestOffset (ListOffsets -1) for the
+         * initial lag, then fetches from the end of the remote segment. A failure here is
+         * thrown out of start(): the partition backs off with its fetch offset unchanged and
+         * the next Fetch takes the same path again.
+         */
+        awaitingLatestOffset: askLeader(sendListOffsets(-1), 'listOffsets.responded', [
+          {
+            target: '#followerFetcher.fetching',
+            actions: [
+              assign(({ context }) => ({ fetchOffset: context.remoteSegmentEndOffset + 1, retries: 0 })),
+              {
+                type: 'explain',
+                params: ({ context, event }) => ({
+                  rule: 'auxStateBuilt',
+                  detail: { offset: context.remoteSegmentEndOffset + 1, leaderEndOffset: event.offset, initialLag: event.offset - (context.remoteSegmentEndOffset + 1) },
+                }),
+              },
+            ],
+          },
+        ]),
       },
     },
     /** Backoff after a failure; fetchOffset is unchanged and the Fetch is retried. */

@@ -95,8 +95,17 @@ function isFollowerCaughtUpToJoinIsr(context: LeaderPartitionContext, e: Ev<'fet
   return !context.isr.includes(e.from) && e.fetchOffset >= e.view.highWatermark && e.fetchOffset >= e.leaderEpochStartOffset;
 }
 
+/**
+ * The leader cannot place the follower's last fetched epoch: its cache has no epoch at or
+ * below it with a higher one after (Kafka's `endOffsetFor` answers UNDEFINED), which
+ * `Partition.readRecords` answers OFFSET_OUT_OF_RANGE.
+ */
+function isUnknownFetchedEpoch(e: Ev<'fetch.received'>): boolean {
+  return e.lastFetchedEpoch >= 0 && e.lastFetchedEpochEnd !== null && e.lastFetchedEpochEnd.endOffset < 0;
+}
+
 function isDiverging(e: Ev<'fetch.received'>): boolean {
-  if (e.lastFetchedEpoch < 0 || e.lastFetchedEpochEnd === null) return false;
+  if (e.lastFetchedEpoch < 0 || e.lastFetchedEpochEnd === null || e.lastFetchedEpochEnd.endOffset < 0) return false;
   return e.lastFetchedEpochEnd.leaderEpoch < e.lastFetchedEpoch || e.lastFetchedEpochEnd.endOffset < e.fetchOffset;
 }
 
@@ -184,6 +193,11 @@ export const leaderPartitionMachine = setup({
   },
   guards: {
     hasEpochError: ({ context, event }) => epochError(context.leaderEpoch, (event as Ev<'fetch.received'>).currentLeaderEpoch) !== null,
+    isUnknownFetchedEpoch: ({ event }) => isUnknownFetchedEpoch(event as Ev<'fetch.received'>),
+    isBelowLogStart: ({ event }) => {
+      const e = event as Ev<'fetch.received'>;
+      return e.fetchOffset < e.view.logStartOffset;
+    },
     isDivergingEpoch: ({ event }) => isDiverging(event as Ev<'fetch.received'>),
     isFetchError: ({ event }) => {
       const e = event as Ev<'fetch.received'>;
@@ -250,6 +264,23 @@ export const leaderPartitionMachine = setup({
                 fetchOffset: event.fetchOffset,
                 divergingEpoch: null,
               }),
+            },
+          },
+          {
+            // Partition.readRecords: an epoch the leader cannot place is out of range, and a
+            // fetch below the log start is out of range "regardless of whether epochs are
+            // diverging", both before the diverging-epoch check.
+            guard: 'isUnknownFetchedEpoch',
+            actions: {
+              type: 'respondFetch',
+              params: ({ event }) => ({ msgId: event.msgId, error: 'OFFSET_OUT_OF_RANGE', rule: 'unknownLastFetchedEpoch', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+            },
+          },
+          {
+            guard: 'isBelowLogStart',
+            actions: {
+              type: 'respondFetch',
+              params: ({ event }) => ({ msgId: event.msgId, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: event.fetchOffset, divergingEpoch: null }),
             },
           },
           {

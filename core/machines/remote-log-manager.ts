@@ -18,7 +18,8 @@
  *    runs it here rather than on log.retention.check.interval.ms), and rolls an active
  *    segment that breaches local.retention.ms so it can be uploaded;
  * 4. on the leader, expires remote segments (retention.ms / retention.bytes across both
- *    tiers) and raises Log-Start-Offset.
+ *    tiers): the pass's list is made once, Log-Start-Offset raised once past the last
+ *    segment expiring by time or size, then each segment deleted.
  * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
  * pure functions of domain/retention.ts.
  */
@@ -36,6 +37,11 @@ export interface RemoteLogManagerContext {
   runs: number;
   /** The segment being copied or deleted. */
   segmentId: string | null;
+  /**
+   * The rest of this expiry pass, oldest first: the list is made once, Log-Start-Offset is
+   * raised once for all of it, then each is deleted (RLMExpirationTask.cleanupExpiredRemoteLogSegments).
+   */
+  expiring: Array<{ segmentId: string; rule: RemoteExpiryRule }>;
   segmentBaseOffset: number;
   segmentEndOffset: number;
   copyFailures: number;
@@ -84,6 +90,13 @@ export type RemoteLogManagerEvent =
   | { type: 'rlm.deleteCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null };
 
 type TaskDue = Extract<RemoteLogManagerEvent, { type: 'rlm.taskDue' }>;
+
+/** Where an expiry pass puts Log-Start-Offset: past the last segment expiring by time or size, or -1. */
+function retentionLogStart(expired: RlmFacts['remoteExpired']): number {
+  let offset = -1;
+  for (const x of expired) if ((x.rule === 'retentionMs' || x.rule === 'retentionBytes') && x.endOffset + 1 > offset) offset = x.endOffset + 1;
+  return offset;
+}
 type Step = Extract<RemoteLogManagerEvent, { type: 'rlm.step' }>;
 
 export const remoteLogManagerMachine = setup({
@@ -107,12 +120,15 @@ export const remoteLogManagerMachine = setup({
     finishCopy: (_, _p: { segmentId: string; endOffset: number }) => {},
     /** Effect: a failed copy: DELETE_SEGMENT_STARTED and delete the partial objects. */
     abortCopy: (_, _p: { requestId: number; segmentId: string; error: string | null }) => {},
+    /**
+     * Effect: before an expiry pass deletes anything, raise Log-Start-Offset once, to the
+     * end + 1 of the last segment expiring by time or size (never lowered; -1 when none does).
+     * Kafka: RLMExpirationTask.handleLogStartOffsetUpdate.
+     */
+    raiseLogStartOffsetForRetention: (_, _p: { offset: number }) => {},
     /** Effect: DELETE_SEGMENT_STARTED and delete an expired segment's objects. */
     startRemoteDelete: (_, _p: { requestId: number; segmentId: string; rule: RemoteExpiryRule }) => {},
-    /**
-     * Effect: DELETE_SEGMENT_FINISHED. (A retention delete raised Log-Start-Offset when it
-     * started, as RLMExpirationTask does before it deletes anything.)
-     */
+    /** Effect: DELETE_SEGMENT_FINISHED. */
     finishRemoteDelete: (_, _p: { segmentId: string }) => {},
     /** Effect: delete uploaded local segments (advances Local-Log-Start-Offset, never LSO of a tiered topic). */
     deleteLocalSegments: (_, _p: { segments: SegmentRange[] }) => {},
@@ -151,6 +167,7 @@ export const remoteLogManagerMachine = setup({
     },
     hasLocalDeletable: ({ event }) => (event as Step).localDeletable.length > 0,
     hasRemoteExpired: ({ context, event }) => context.role === 'leader' && (event as Step).remoteExpired.length > 0,
+    hasMoreExpiring: ({ context }) => context.expiring.length > 0,
     isOk: ({ event }) => (event as { ok: boolean }).ok,
   },
 }).createMachine({
@@ -162,6 +179,7 @@ export const remoteLogManagerMachine = setup({
     nextId: 1,
     runs: 0,
     segmentId: null,
+    expiring: [],
     segmentBaseOffset: -1,
     segmentEndOffset: -1,
     copyFailures: 0,
@@ -176,7 +194,7 @@ export const remoteLogManagerMachine = setup({
         { type: 'scheduleTask', params: ({ context }) => ({ timerId: context.awaiting, after: 'now' as const }) },
       ],
     },
-    'rlm.stopped': { target: '.inactive', actions: assign({ awaiting: -1, segmentId: null }) },
+    'rlm.stopped': { target: '.inactive', actions: assign({ awaiting: -1, segmentId: null, expiring: [] }) },
   },
   states: {
     /** Not running: the broker is offline or does not host the partition. */
@@ -254,7 +272,13 @@ export const remoteLogManagerMachine = setup({
             guard: 'hasRemoteExpired',
             target: 'deletingRemote',
             actions: [
-              assign(({ context, event }) => ({ segmentId: event.remoteExpired[0].segmentId, awaiting: context.nextId, nextId: context.nextId + 1 })),
+              assign(({ context, event }) => ({
+                segmentId: event.remoteExpired[0].segmentId,
+                expiring: event.remoteExpired.slice(1).map((x) => ({ segmentId: x.segmentId, rule: x.rule })),
+                awaiting: context.nextId,
+                nextId: context.nextId + 1,
+              })),
+              { type: 'raiseLogStartOffsetForRetention', params: ({ event }) => ({ offset: retentionLogStart(event.remoteExpired) }) },
               {
                 type: 'startRemoteDelete',
                 params: ({ context, event }) => ({ requestId: context.awaiting, segmentId: event.remoteExpired[0].segmentId, rule: event.remoteExpired[0].rule }),
@@ -323,17 +347,27 @@ export const remoteLogManagerMachine = setup({
         ],
       },
     },
-    /** Deleting one expired remote segment. */
+    /** Deleting the expired remote segments of one pass, one at a time. */
     deletingRemote: {
       on: {
         'rlm.deleteCompleted': [
           { guard: not('isAwaited') },
           {
+            guard: and(['isOk', 'hasMoreExpiring']),
+            actions: [
+              { type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) },
+              { type: 'startRemoteDelete', params: ({ context }) => ({ requestId: context.nextId, segmentId: context.expiring[0].segmentId, rule: context.expiring[0].rule }) },
+              assign(({ context }) => ({ segmentId: context.expiring[0].segmentId, expiring: context.expiring.slice(1), awaiting: context.nextId, nextId: context.nextId + 1 })),
+            ],
+          },
+          {
             guard: 'isOk',
             target: 'running',
             actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) }, 'nextStep'],
           },
-          { target: 'idle', actions: 'scheduleNextRun' },
+          // A failed delete ends the pass; the segment stays DELETE_SEGMENT_STARTED and is
+          // retried first at the next run.
+          { target: 'idle', actions: [assign({ expiring: [] }), 'scheduleNextRun'] },
         ],
       },
     },

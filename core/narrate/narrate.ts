@@ -20,6 +20,7 @@ export const RULES: Record<string, string> = {
   localRecords: 'the offset is in the leader\'s local log (docs/protocol.md §3: LLSO <= o <= LEO)',
   leaderEpochCheck: 'the request\'s leader epoch does not match the leader\'s',
   divergingEpoch: 'the follower\'s last fetched epoch ends earlier on the leader, so its log has diverged',
+  unknownLastFetchedEpoch: 'the leader\'s epoch cache cannot place the follower\'s last fetched epoch, so the offset is out of range (Partition.readRecords)',
   latest: 'ListOffsets -1 answers the Log-End-Offset',
   earliest: 'ListOffsets -2 answers the Log-Start-Offset',
   earliestLocal: 'ListOffsets -4 answers the Local-Log-Start-Offset',
@@ -53,7 +54,7 @@ export const RULES: Record<string, string> = {
   auxStateKip1023: 'remote auxiliary state (docs/protocol.md §4.3): the local log restarts at the end of the remote segment covering start - 1',
   auxStateLeaderEpochs: 'the leader epoch cache is replaced by the checkpoint stored with the remote segment',
   auxStateProducerSnapshot: 'producer state is restored from the snapshot stored with the remote segment',
-  auxStateBuilt: 'the remote auxiliary state is built; no record data was copied from remote storage',
+  auxStateBuilt: 'the remote auxiliary state is built and the leader\'s Log-End-Offset (ListOffsets -1) gives the initial lag, as TierStateMachine.start does; no record data was copied from remote storage',
   remoteSegmentFound: 'the remote log metadata holds a finished segment for that epoch and offset',
   remoteSegmentNotFound: 'previous remote log segment metadata was not found: back off and retry',
   remoteMetadataLoading: 'the remote log metadata for this partition is still loading on this broker: back off and retry',
@@ -71,7 +72,7 @@ export const RULES: Record<string, string> = {
     'local retention: the segment is below the high watermark, breaches local.retention.*, and is fully uploaded; Local-Log-Start-Offset moves, Log-Start-Offset does not',
   logRetention: 'log retention on a topic that is not tiered, or tiered with remote.log.copy.disable: the segment breaches retention.*, needs no upload, and Log-Start-Offset moves with it',
   rollForLocalRetention: 'the high watermark has reached the log end, every older segment was deletable, and the active segment breaches retention too: it is rolled, to be uploaded first or, where no upload is needed, deleted',
-  remoteRetention: 'remote retention deleted the segment, so Log-Start-Offset moves past it',
+  remoteRetention: 'remote retention raises Log-Start-Offset once, past the last segment expiring by time or size, before it deletes any',
   retentionMs: 'the remote segment is older than retention.ms',
   retentionBytes: 'the partition is above retention.bytes across both tiers',
   retryDelete: 'an earlier delete of this segment failed (DELETE_SEGMENT_STARTED); the expiration task retries it',
@@ -160,7 +161,8 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
     case 'response': {
       const r = e as Extract<TraceEntry, { type: 'response' }>;
       if (r.api === 'Fetch') {
-        if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered ${r.error}${because(r.rule)}`;
+        // A network error is the requester's own (the connection failed): no offset came back.
+        if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp}${r.fetchOffset === undefined ? '' : ` at ${r.fetchOffset}`} answered ${r.error}${because(r.rule)}`;
         if (r.divergingEpoch) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} answered with a diverging epoch ${r.divergingEpoch.epoch} ending at ${r.divergingEpoch.endOffset}${because('divergingEpoch')}`;
         const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
         if (r.records === 0 && !verbose) return null;
@@ -168,7 +170,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}, high watermark ${r.highWatermark ?? '-'}`;
       }
       if (r.api === 'ListOffsets') {
-        if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets ${tsName(r.timestamp)} answered ${r.error}${because(r.rule)}`;
+        if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets${r.timestamp === undefined ? '' : ` ${tsName(r.timestamp)}`} answered ${r.error}${because(r.rule)}`;
         return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets ${tsName(r.timestamp)} = offset ${r.offset}, epoch ${r.leaderEpoch}${because(r.rule)}`;
       }
       if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: OffsetsForLeaderEpoch answered ${r.error}`;
@@ -263,7 +265,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
 
 function detail(x: Record<string, unknown>): string {
   const parts: string[] = [];
-  for (const k of ['start', 'earliestPendingUploadOffset', 'localLogStartOffset', 'logStartOffset', 'offset', 'error']) {
+  for (const k of ['start', 'earliestPendingUploadOffset', 'localLogStartOffset', 'logStartOffset', 'offset', 'leaderEndOffset', 'initialLag', 'error']) {
     if (x[k] !== undefined && x[k] !== null) parts.push(`${k} ${String(x[k])}`);
   }
   return parts.length ? ` (${parts.join(', ')})` : '';

@@ -15,6 +15,7 @@ import type { Sim } from './context.js';
 import { leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
 import { BROKER_KEY, partitionKey } from './state.js';
+import { dropParkedOnIsolation } from './network.js';
 import { deleteRemoteOnDisable } from './tiering.js';
 import { deleteOrphans, startWalReplica, walBrokerCrashed } from './wal.js';
 
@@ -48,6 +49,7 @@ export function applyTimeline(s: Sim, a: TimelineAction): void {
       if (a.kind === 'isolate') state.isolated[String(a.broker)] = true;
       else delete state.isolated[String(a.broker)];
       s.emit({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
+      if (a.kind === 'isolate') dropParkedOnIsolation(s, a.broker);
       return;
     }
     case 'crash':

@@ -18,7 +18,7 @@ import { parkFetch, respond, respondFetch, sendRequest } from './network.js';
 import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import { BROKER_KEY } from './state.js';
-import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
+import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetForRetention, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
 import { restoreChunks, walAppendChunk, walFlush, walPublish } from './wal.js';
 
 type Handlers<N extends MachineName> = { readonly [T in EffectType<N>]: (s: Sim, broker: number, key: string, p: EffectParams<N, T>) => void };
@@ -178,6 +178,10 @@ const rlm: Handlers<'rlm'> = {
   abortCopy: (s, broker, key, { requestId, segmentId, error, ...unread }) => {
     none(unread);
     abortCopy(s, broker, key, requestId, segmentId, error);
+  },
+  raiseLogStartOffsetForRetention: (s, broker, key, { offset, ...unread }) => {
+    none(unread);
+    raiseLogStartOffsetForRetention(s, broker, key, offset);
   },
   startRemoteDelete: (s, broker, key, { requestId, segmentId, rule, ...unread }) => {
     none(unread);

@@ -112,7 +112,9 @@ export function rlmFacts(state: KernelState, key: string, broker: number): RlmFa
   });
   const candidate = leader && isTiered ? copyCandidates(log.segments, r.highestOffsetInRemoteStorage, log.logStartOffset, log.highWatermark)[0] ?? null : null;
   let localOnlyBytes = 0;
-  for (const seg of log.segments) if (seg.baseOffset > r.highestOffsetInRemoteStorage) localOnlyBytes += seg.bytes;
+  // UnifiedLog.onlyLocalLogSegmentsSize: base offset >= Ry, so a segment [Ry, Ry], and every
+  // uploaded segment while Ry is -1 or stale, is counted in both tiers (docs/protocol.md §5).
+  for (const seg of log.segments) if (seg.baseOffset >= r.highestOffsetInRemoteStorage) localOnlyBytes += seg.bytes;
   const remoteExpired = leader && isTiered && metadataReady(state, key, broker)
     ? remoteRetentionExpired({ remote: part.remoteMetadata, logStartOffset: log.logStartOffset, localOnlyBytes, retentionBytes: cfg['retention.bytes'], retentionMs: cfg['retention.ms'], nowMs: now })
     : [];

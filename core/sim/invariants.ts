@@ -107,7 +107,7 @@ export const INVARIANTS: readonly InvariantInfo[] = [
     id: 'noLocalDeleteBeforeUpload',
     title: 'No local segment deleted before upload',
     explanation:
-      'Safety: local retention deletes a segment of a tiered topic only once it is fully uploaded (end <= Ry, held by a finished remote segment) or below Log-Start-Offset.',
+      "Safety: local retention deletes a segment of a tiered topic only once it is fully uploaded (end <= Ry, held by a finished remote segment) or below Log-Start-Offset (the replica's own or its leader's: a follower back after remote retention moved the leader's may delete what expired meanwhile, as Kafka's deletableSegments does with its Ry).",
   },
   {
     id: 'noCommittedRecordLost',
@@ -381,9 +381,9 @@ function epochMismatch(out: Violation[], atMs: number, key: string, leader: numb
 }
 
 /**
- * Checked when local retention deletes a segment: it must be below the log start offset,
- * or (on a tiered topic) fully uploaded: end <= the broker's Ry and held by a finished
- * remote segment.
+ * Checked when local retention deletes a segment: it must be below the log start offset
+ * (the caller passes the larger of the replica's and its leader's), or (on a tiered topic)
+ * fully uploaded: end <= the broker's Ry and held by a finished remote segment.
  */
 export function checkLocalDelete(
   atMs: number,

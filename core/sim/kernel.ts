@@ -26,7 +26,7 @@ import { pop, push, peek } from './event-queue.js';
 import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from './facts.js';
 import { type Violation, checkInvariants } from './invariants.js';
 import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from './machines.js';
-import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, takeParked, traceResponse } from './network.js';
+import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from './network.js';
 import { pureInitialTransition } from './pure-transition.js';
 import { setUpPartitions, initialState, startCluster } from './setup.js';
 import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState } from './state.js';
@@ -161,7 +161,8 @@ function onRequest(s: Sim, msg: RequestMessage): void {
 }
 
 /** A response arrives: traced, then the consumer or the follower fetcher takes it. */
-function onResponse(s: Sim, msg: ResponseMessage): void {
+function onResponse(s: Sim, sent: ResponseMessage): void {
+  const msg = severed(s, sent);
   const batches = traceResponse(s, msg);
   if (msg.target === 'consumer' && msg.api === 'Fetch') return onConsumerResponse(s, msg);
   onFollowerResponse(s, msg, batches);

@@ -58,6 +58,35 @@ export function admitRequest(s: Sim, msg: RequestMessage): boolean {
   return true;
 }
 
+/**
+ * A broker is cut off (`isolate`): its connections to the other brokers are gone. Every
+ * Fetch held in a long poll over one of them, at this broker as leader or sent by it, is
+ * dropped, and its sender sees the disconnect as a network error; it backs off and fetches
+ * again, which fails until `heal`. Without this the held Fetch would be answered across the
+ * partition when data arrived, and the leader would count the isolated follower as fetching.
+ */
+export function dropParkedOnIsolation(s: Sim, broker: number): void {
+  for (const key in s.state.partitions) {
+    const part = s.state.partitions[key];
+    for (const f of part.parked.slice()) {
+      if (f.msg.target !== broker && f.msg.source !== broker) continue;
+      takeParked(part, f.msgId);
+      reply(s, f.msg, { error: 'NETWORK_EXCEPTION', rule: 'networkPartition' }, f.msg.target as number);
+    }
+  }
+}
+
+/**
+ * A response between two brokers that arrives while one of them is isolated was lost with
+ * the connection: the requester sees a network error instead (the refusals `admitRequest`
+ * makes are such errors already).
+ */
+export function severed(s: Sim, msg: ResponseMessage): ResponseMessage {
+  if (typeof msg.source !== 'number' || typeof msg.target !== 'number' || msg.body.error === 'NETWORK_EXCEPTION') return msg;
+  if (!s.state.isolated[String(msg.source)] && !s.state.isolated[String(msg.target)]) return msg;
+  return { ...msg, body: { error: 'NETWORK_EXCEPTION', rule: 'networkPartition' } } as ResponseMessage;
+}
+
 /** A follower's request at a broker: only the leader answers it. */
 export function onFollowerRequest(s: Sim, msg: RequestMessage): void {
   const target = msg.target as number;

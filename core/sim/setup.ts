@@ -99,7 +99,10 @@ export function setUpPartitions(s: Sim): void {
         replicas,
         leader: replicas[0],
         leaderEpoch: initial?.leaderEpoch ?? 0,
-        isr: [replicas[0]],
+        // A new topic starts with every assigned live replica in the ISR
+        // (ReplicationControlManager.createTopic); with an `initial` log the others are empty
+        // replicas of a partition that has data, and join the ISR once they catch up.
+        isr: initial === undefined ? replicas.filter((b) => s.state.brokers[b].alive) : [replicas[0]],
         remoteMetadata: [],
         // The scenario's remoteLogMetadataReadyMs is the initial leader's loading time.
         metadataReadyAtMs: { [String(replicas[0])]: initial?.remoteLogMetadataReadyMs ?? 0 },

@@ -10,7 +10,7 @@ import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, tru
 import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../domain/partition-log.js';
 import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../domain/producer-state.js';
 import { type RemoteSegmentMetadata, batchIndexOf, findRemoteSegment, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
-import { type SegmentRange, isRetentionRule } from '../domain/retention.js';
+import type { SegmentRange } from '../domain/retention.js';
 import type { StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
@@ -102,6 +102,22 @@ export function raiseLogStartOffsetOnBecomingLeader(s: Sim, broker: number, key:
   }
 }
 
+/**
+ * An expiry pass raises Log-Start-Offset once before it deletes anything
+ * (RLMExpirationTask.handleLogStartOffsetUpdate), so no offset at or above the log start is
+ * ever in a segment being deleted.
+ */
+export function raiseLogStartOffsetForRetention(s: Sim, broker: number, key: string, offset: number): void {
+  const part = s.state.partitions[key];
+  const r = replica(s.state, key, broker);
+  if (offset <= r.log.logStartOffset) return;
+  const from = r.log.logStartOffset;
+  changeLocalLog(s, r, () => maybeIncrementLogStartOffset(r.log, offset));
+  if (r.log.logStartOffset !== from) {
+    s.emit({ atMs: s.state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
+  }
+}
+
 /** A copy failed: traced, and the objects it may have written are deleted. */
 export function abortCopy(s: Sim, broker: number, key: string, requestId: number, segmentId: string, error: string | null): void {
   const part = s.state.partitions[key];
@@ -115,16 +131,6 @@ export function startRemoteDelete(s: Sim, broker: number, key: string, requestId
   const part = state.partitions[key];
   const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
   assert(meta !== undefined, `remote segment ${segmentId} exists`);
-  // Kafka's RLMExpirationTask raises Log-Start-Offset before it deletes anything, so no
-  // offset at or above the log start is ever in a segment being deleted.
-  const r = replica(state, key, broker);
-  if (isRetentionRule(rule) && meta.endOffset + 1 > r.log.logStartOffset) {
-    const from = r.log.logStartOffset;
-    changeLocalLog(s, r, () => maybeIncrementLogStartOffset(r.log, meta.endOffset + 1));
-    if (r.log.logStartOffset !== from) {
-      s.emit({ atMs: state.nowMs, type: 'log', action: 'logStartOffsetRaised', broker, topic: part.topic, partition: part.partition, from, logStartOffset: r.log.logStartOffset, rule: 'remoteRetention' });
-    }
-  }
   setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_STARTED');
   s.emit({ atMs: state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
   const keys = segmentObjectKeys(meta);
@@ -164,10 +170,14 @@ export function deleteLocalSegments(s: Sim, broker: number, key: string, segment
   const r = replica(state, key, broker);
   const now = state.nowMs;
   const isTiered = uploadsRequired(state, key);
+  // What lies below the leader's Log-Start-Offset is gone from the partition: a follower that
+  // returns after remote retention moved it may delete such segments before it hears of it.
+  const leaderStart = part.leader >= 0 && part.leader !== broker ? replica(state, key, part.leader).log.logStartOffset : -1;
   for (const range of segments) {
     const first = r.log.segments[0];
     if (r.log.segments.length < 2 || first.baseOffset !== range.baseOffset) break;
-    for (const v of checkLocalDelete(now, key, broker, first, r.log.logStartOffset, r.highestOffsetInRemoteStorage, isTiered, part.remoteMetadata)) s.addViolation(v);
+    const start = Math.max(r.log.logStartOffset, leaderStart);
+    for (const v of checkLocalDelete(now, key, broker, first, start, r.highestOffsetInRemoteStorage, isTiered, part.remoteMetadata)) s.addViolation(v);
     r.log.segments.shift();
     localLogBytesChanged(s, -first.bytes);
     s.emit({
