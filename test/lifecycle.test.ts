@@ -153,11 +153,14 @@ describe('ISR', () => {
       view: { tiered: true, logStartOffset: 0, localLogStartOffset: 0, logEndOffset: leo, highWatermark: hw, highestOffsetInRemoteStorage: -1, leaderEpoch: 0 },
       leaderEpochStartOffset: 0,
       nowMs,
+      minIsr: 1,
+      lagTimeMaxMs: 30000,
+      isrEligible: [0, 1],
     });
     let [snap] = initialTransition(leaderPartitionMachine, { broker: 0, topic: 't', partition: 0 });
-    [snap] = transition(leaderPartitionMachine, snap, { type: 'leadership.assumed', leaderEpoch: 0, isr: [0, 1], replicas: [0, 1], nowMs: 0, logEndOffset: 100 });
+    [snap] = transition(leaderPartitionMachine, snap, { type: 'leadership.assumed', leaderEpoch: 0, isr: [0, 1], replicas: [0, 1], nowMs: 0, logEndOffset: 100, minIsr: 1 });
     let actions;
-    [snap, actions] = transition(leaderPartitionMachine, snap, { type: 'isr.check', timerId: 1, lagTimeMaxMs: 30000, ...facts(40000, 150, 100) });
+    [snap, actions] = transition(leaderPartitionMachine, snap, { type: 'isr.check', timerId: 1, ...facts(40000, 150, 100) });
     const effects = actions.filter((a) => !a.type.startsWith('xstate.')).map((a) => [a.type, (a as Loose).params]);
     expect(effects).toContainEqual(['isrChanged', { isr: [0], added: [], removed: [1], rule: 'followerLagging' }]);
     expect(effects).toContainEqual(['advanceHighWatermark', { highWatermark: 150 }]);

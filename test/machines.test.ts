@@ -762,9 +762,12 @@ function lview(o: Partial<LeaderView> = {}): LeaderView {
   };
 }
 
-function assumed(isr: number[], replicas = [0, 1, 2], logEndOffset = 200): LEv {
-  return { type: 'leadership.assumed', leaderEpoch: EPOCH, isr, replicas, nowMs: 0, logEndOffset };
+function assumed(isr: number[], replicas = [0, 1, 2], logEndOffset = 200, minIsr = 1): LEv {
+  return { type: 'leadership.assumed', leaderEpoch: EPOCH, isr, replicas, nowMs: 0, logEndOffset, minIsr };
 }
+
+/** The rest of the leader's facts: min ISR 1, lag time 30 s, every replica eligible. */
+const MORE = { minIsr: 1, lagTimeMaxMs: 30000, isrEligible: [0, 1, 2] };
 
 interface FetchReq {
   msgId?: number;
@@ -777,6 +780,7 @@ interface FetchReq {
   view?: LeaderView;
   leaderEpochStartOffset?: number;
   nowMs?: number;
+  minIsr?: number;
 }
 
 function fetchReceived(r: FetchReq): LEv {
@@ -792,15 +796,17 @@ function fetchReceived(r: FetchReq): LEv {
     view: r.view ?? lview(),
     leaderEpochStartOffset: r.leaderEpochStartOffset ?? 150,
     nowMs: r.nowMs ?? 1000,
+    ...MORE,
+    minIsr: r.minIsr ?? 1,
   };
 }
 
 function listOffsetsReceived(timestamp: ListOffsetsTimestamp, view = lview(), currentLeaderEpoch = EPOCH): LEv {
-  return { type: 'listOffsets.received', msgId: 78, from: 1, timestamp, currentLeaderEpoch, view, leaderEpochStartOffset: 150, nowMs: 1000 };
+  return { type: 'listOffsets.received', msgId: 78, from: 1, timestamp, currentLeaderEpoch, view, leaderEpochStartOffset: 150, nowMs: 1000, ...MORE };
 }
 
-function produceReceived(records: number, acks: Acks, minInsyncReplicas: number, view = lview()): LEv {
-  return { type: 'produce.received', msgId: 79, records, acks, minInsyncReplicas, view, leaderEpochStartOffset: 150, nowMs: 1000 };
+function produceReceived(records: number, acks: Acks, minIsr: number, view = lview()): LEv {
+  return { type: 'produce.received', msgId: 79, records, acks, view, leaderEpochStartOffset: 150, nowMs: 1000, ...MORE, minIsr };
 }
 
 function lead(events: Step<LEv>[], from?: Fed): Fed {
@@ -944,7 +950,7 @@ describe('leaderPartitionMachine', () => {
     // Goal: the leader answers from its cache (the kernel computes endOffsetFor). Method: ask for epoch 2.
     const r = lead([
       assumed([0, 1, 2]),
-      { type: 'offsetsForLeaderEpoch.received', msgId: 80, from: 1, leaderEpoch: 2, currentLeaderEpoch, view: lview(), leaderEpochStartOffset: 150, nowMs: 0 },
+      { type: 'offsetsForLeaderEpoch.received', msgId: 80, from: 1, leaderEpoch: 2, currentLeaderEpoch, view: lview(), leaderEpochStartOffset: 150, nowMs: 0, ...MORE },
     ]);
     expect(r.lastEffects).toEqual([{ type: 'respondOffsetsForLeaderEpoch', params: { msgId: 80, error, requestedEpoch: 2 } }]);
   });

@@ -103,9 +103,10 @@ const VIEW = { tiered: true, logStartOffset: 0, localLogStartOffset: 0, logEndOf
 function leaderDomain(c: Ctx): Ev[] {
   const out: Ev[] = [];
   const nowMs = 100000;
-  const base = { view: VIEW, leaderEpochStartOffset: 0, nowMs };
-  out.push({ type: 'leadership.assumed', leaderEpoch: 0, isr: [0], replicas: [0, 1], nowMs: 0, logEndOffset: 100 });
-  out.push({ type: 'leadership.assumed', leaderEpoch: 1, isr: [0, 1], replicas: [0, 1], nowMs: 0, logEndOffset: 100 });
+  const base = { view: VIEW, leaderEpochStartOffset: 0, nowMs, minIsr: 1, lagTimeMaxMs: 30000, isrEligible: [0, 1] };
+  out.push({ type: 'leadership.assumed', leaderEpoch: 0, isr: [0], replicas: [0, 1], nowMs: 0, logEndOffset: 100, minIsr: 1 });
+  out.push({ type: 'leadership.assumed', leaderEpoch: 0, isr: [0], replicas: [0, 1], nowMs: 0, logEndOffset: 100, minIsr: 2 });
+  out.push({ type: 'leadership.assumed', leaderEpoch: 1, isr: [0, 1], replicas: [0, 1], nowMs: 0, logEndOffset: 100, minIsr: 1 });
   out.push({ type: 'leadership.resigned' });
   for (const currentLeaderEpoch of [c.leaderEpoch as number, (c.leaderEpoch as number) + 1, (c.leaderEpoch as number) - 1]) {
     for (const fetchOffset of [-5, 20, 100, 150]) {
@@ -113,6 +114,8 @@ function leaderDomain(c: Ctx): Ev[] {
         out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired, ...base });
       }
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: 0, lastFetchedEpochEnd: { leaderEpoch: 0, endOffset: 10 }, waitExpired: false, ...base });
+      // A Fetch held in the long poll, completed by new data or by the end of the wait.
+      out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired: true, fromPurgatory: true, ...base });
       // An epoch the leader's cache cannot place (endOffsetFor answers UNDEFINED).
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: 3, lastFetchedEpochEnd: { leaderEpoch: -1, endOffset: -1 }, waitExpired: false, ...base });
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired: false, walServes: true, ...base });
@@ -120,12 +123,12 @@ function leaderDomain(c: Ctx): Ev[] {
     for (const timestamp of [-1, -2, -4, -5, -6]) out.push({ type: 'listOffsets.received', msgId: 1, from: 1, timestamp, currentLeaderEpoch, ...base });
     out.push({ type: 'offsetsForLeaderEpoch.received', msgId: 1, from: 1, leaderEpoch: 0, currentLeaderEpoch, ...base });
   }
-  for (const acks of [1, 'all']) for (const minInsyncReplicas of [1, 3]) out.push({ type: 'produce.received', msgId: 1, records: 10, acks, minInsyncReplicas, ...base });
+  for (const acks of [1, 'all']) for (const minIsr of [1, 2]) out.push({ type: 'produce.received', msgId: 1, records: 10, acks, ...base, minIsr });
   out.push({ type: 'partition.updated', isr: [0], ...base });
   out.push({ type: 'partition.updated', isr: [0, 1], ...base });
   for (const timerId of [c.isrCheckTimer as number, (c.isrCheckTimer as number) + 1000]) {
-    out.push({ type: 'isr.check', timerId, lagTimeMaxMs: 30000, ...base });
-    out.push({ type: 'isr.check', timerId, lagTimeMaxMs: 30000, ...base, nowMs: 0 });
+    out.push({ type: 'isr.check', timerId, ...base });
+    out.push({ type: 'isr.check', timerId, ...base, nowMs: 0 });
   }
   return out;
 }

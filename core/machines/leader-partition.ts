@@ -41,10 +41,16 @@ export interface LeaderFacts {
   /** Start offset of the current leader epoch in the leader's cache. */
   leaderEpochStartOffset: number;
   nowMs: number;
+  /** Partition.effectiveMinIsr: min(min.insync.replicas, replication factor). */
+  minIsr: number;
+  /** replica.lag.time.max.ms */
+  lagTimeMaxMs: number;
+  /** The replicas whose brokers are not fenced (Partition.isReplicaIsrEligible). */
+  isrEligible: readonly number[];
 }
 
 export type LeaderPartitionEvent =
-  | { type: 'leadership.assumed'; leaderEpoch: number; isr: number[]; replicas: number[]; nowMs: number; logEndOffset: number }
+  | { type: 'leadership.assumed'; leaderEpoch: number; isr: number[]; replicas: number[]; nowMs: number; logEndOffset: number; minIsr: number }
   | { type: 'leadership.resigned' }
   | ({
       type: 'fetch.received';
@@ -58,6 +64,12 @@ export type LeaderPartitionEvent =
       /** The long poll ran out: answer even with no data. */
       waitExpired: boolean;
       /**
+       * A Fetch held in the long poll, completed now (data arrived or the wait ran out). Kafka
+       * reads it with updateFetchState = false (DelayedFetch, readFromPurgatory): the follower's
+       * progress was recorded when it arrived.
+       */
+      fromPurgatory?: boolean;
+      /**
        * KIP-1176: the partition replicates through the WAL and the fetch offset is one the
        * WAL covers, so the answer carries no records (only the high watermark).
        */
@@ -65,11 +77,11 @@ export type LeaderPartitionEvent =
     } & LeaderFacts)
   | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
-  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks; minInsyncReplicas: number } & LeaderFacts)
+  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks } & LeaderFacts)
   /** The controller changed the ISR (a broker was fenced): the leader adopts it. */
   | ({ type: 'partition.updated'; isr: number[] } & LeaderFacts)
   /** Kafka's isr-expiration task, every replica.lag.time.max.ms / 2. */
-  | ({ type: 'isr.check'; timerId: number; lagTimeMaxMs: number } & LeaderFacts);
+  | ({ type: 'isr.check'; timerId: number } & LeaderFacts);
 
 type Ev<T extends LeaderPartitionEvent['type']> = Extract<LeaderPartitionEvent, { type: T }>;
 
@@ -79,15 +91,57 @@ function epochError(leaderEpoch: number, requested: number): KafkaError | null {
   return null;
 }
 
-/** HW = the smallest log end offset in the ISR (the leader's own included). */
-function highWatermarkOf(context: LeaderPartitionContext, isr: number[], leaderLogEndOffset: number, followers: Record<string, FollowerProgress>): number {
+/** A follower that never caught up (Kafka's lastCaughtUpTimeMs 0, long before the run began). */
+const NEVER = Number.MIN_SAFE_INTEGER;
+
+/**
+ * Kafka's Replica.resetReplicaState on a new leader: every follower's log end unknown (0
+ * here), last caught up now if it is in the ISR and never otherwise, so a follower outside
+ * the ISR does not hold the HW back.
+ */
+function resetFollowers(replicas: readonly number[], isr: readonly number[], nowMs: number): Record<string, FollowerProgress> {
+  const followers: Record<string, FollowerProgress> = {};
+  for (const r of replicas) followers[String(r)] = { logEndOffset: 0, lastCaughtUpMs: isr.includes(r) ? nowMs : NEVER, lastFetchMs: NEVER, lastFetchLeaderLogEndOffset: -1 };
+  return followers;
+}
+
+/** The same on a re-election of this leader: log ends kept, times reset as above. */
+function reelectFollowers(followers: Record<string, FollowerProgress>, e: { isr: number[]; nowMs: number; logEndOffset: number }): Record<string, FollowerProgress> {
+  const out: Record<string, FollowerProgress> = {};
+  for (const key in followers) {
+    const inSync = e.isr.includes(Number(key));
+    out[key] = { logEndOffset: followers[key].logEndOffset, lastCaughtUpMs: inSync ? e.nowMs : NEVER, lastFetchMs: inSync ? e.nowMs : NEVER, lastFetchLeaderLogEndOffset: e.logEndOffset };
+  }
+  return out;
+}
+
+/**
+ * Kafka's Replica.isCaughtUp: the follower has the leader's whole log, or it had the leader's
+ * log end of its previous fetch within replica.lag.time.max.ms.
+ */
+function isCaughtUp(f: FollowerProgress, leaderLogEndOffset: number, nowMs: number, lagTimeMaxMs: number): boolean {
+  return f.logEndOffset === leaderLogEndOffset || nowMs - f.lastCaughtUpMs <= lagTimeMaxMs;
+}
+
+/**
+ * Kafka's Partition.maybeIncrementLeaderHW: no move while the ISR is below the effective
+ * min.insync.replicas (KAFKA-15583, Kafka 3.7); otherwise the smallest log end offset among
+ * the ISR and the replicas that are caught up and eligible to join it, so a follower about
+ * to join is not left behind (shouldWaitForReplicaToJoinIsr). Returns the current HW when
+ * it may not move.
+ */
+function highWatermarkOf(context: LeaderPartitionContext, isr: number[], leaderLogEndOffset: number, e: LeaderFacts): number {
   let hw = leaderLogEndOffset;
   if (bugOn('hwWithoutIsr')) return hw;
-  for (const b of isr) {
+  if (isr.length < e.minIsr) return e.view.highWatermark;
+  for (const key in context.followers) {
+    const b = Number(key);
     if (b === context.broker) continue;
-    const f = followers[String(b)];
-    hw = Math.min(hw, f === undefined ? 0 : f.logEndOffset);
+    const f = context.followers[key];
+    if (f.logEndOffset >= hw) continue;
+    if (isr.includes(b) || (e.isrEligible.includes(b) && isCaughtUp(f, leaderLogEndOffset, e.nowMs, e.lagTimeMaxMs))) hw = f.logEndOffset;
   }
+  for (const b of isr) if (b !== context.broker && context.followers[String(b)] === undefined) hw = 0;
   return hw;
 }
 
@@ -102,6 +156,11 @@ function isFollowerCaughtUpToJoinIsr(context: LeaderPartitionContext, e: Ev<'fet
  */
 function isUnknownFetchedEpoch(e: Ev<'fetch.received'>): boolean {
   return e.lastFetchedEpoch >= 0 && e.lastFetchedEpochEnd !== null && e.lastFetchedEpochEnd.endOffset < 0;
+}
+
+/** ReplicaManager.handleOffsetOutOfRangeError's tiered case: LSO <= o < LLSO on a tiered topic. */
+function isTieredOnly(e: Ev<'fetch.received'>): boolean {
+  return e.view.tiered && e.fetchOffset >= e.view.logStartOffset && e.fetchOffset < e.view.localLogStartOffset;
 }
 
 function isDiverging(e: Ev<'fetch.received'>): boolean {
@@ -137,14 +196,16 @@ export const leaderPartitionMachine = setup({
       const prev = (context.followers as Record<number, FollowerProgress | undefined>)[e.from];
       // Kafka's Replica.updateFetchState: caught up now if the fetch reaches the leader's
       // LEO; otherwise caught up as of the previous fetch if it reaches the LEO of then.
-      let lastCaughtUpMs = prev?.lastCaughtUpMs ?? e.nowMs;
+      // A replica the leader has no state for starts as Kafka's ReplicaState.Empty: never caught up.
+      let lastCaughtUpMs = prev?.lastCaughtUpMs ?? NEVER;
       if (e.fetchOffset >= e.view.logEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, e.nowMs);
       else if (prev !== undefined && e.fetchOffset >= prev.lastFetchLeaderLogEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, prev.lastFetchMs);
       // A copy with the one follower replaced (broker ids are integer keys, in ascending
       // order either way). Spread, then the broker id as a number: a computed string key
       // in the literal takes V8's slow path, on the most frequent event of a run.
       const followers: Record<number, FollowerProgress> = { ...context.followers };
-      followers[e.from] = { logEndOffset: e.fetchOffset, lastCaughtUpMs, lastFetchMs: e.nowMs, lastFetchLeaderLogEndOffset: e.view.logEndOffset };
+      const lastFetchLeaderLogEndOffset = prev === undefined ? e.view.logEndOffset : Math.max(e.view.logEndOffset, prev.lastFetchLeaderLogEndOffset);
+      followers[e.from] = { logEndOffset: e.fetchOffset, lastCaughtUpMs, lastFetchMs: e.nowMs, lastFetchLeaderLogEndOffset };
       return { followers: followers as Record<string, FollowerProgress> };
     }),
     /** Kafka's maybeShrinkIsr: drop followers not caught up within replica.lag.time.max.ms. */
@@ -154,13 +215,13 @@ export const leaderPartitionMachine = setup({
       const removed = context.isr.filter((b) => {
         if (b === context.broker) return false;
         const f = context.followers[String(b)];
-        return f === undefined || e.nowMs - f.lastCaughtUpMs > e.lagTimeMaxMs;
+        return f === undefined || !isCaughtUp(f, e.view.logEndOffset, e.nowMs, e.lagTimeMaxMs);
       });
       if (removed.length === 0) return;
       const isr = context.isr.filter((b) => !removed.includes(b));
       enqueue.assign({ isr });
       enqueue({ type: 'isrChanged', params: { isr, added: [], removed, rule: 'followerLagging' } } as never);
-      const hw = highWatermarkOf(context, isr, e.view.logEndOffset, context.followers);
+      const hw = highWatermarkOf(context, isr, e.view.logEndOffset, e);
       if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
     }) as never,
     scheduleIsrCheck: enqueueActions(({ context: ctx, enqueue }) => {
@@ -182,12 +243,12 @@ export const leaderPartitionMachine = setup({
     advanceHighWatermarkIfAlone: enqueueActions(({ context: ctx, event, enqueue }) => {
       const context = ctx as LeaderPartitionContext;
       const e = event as Ev<'leadership.assumed'>;
-      if (e.isr.length === 1 && e.isr[0] === context.broker) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: e.logEndOffset } } as never);
+      if (e.isr.length === 1 && e.isr[0] === context.broker && e.minIsr <= 1) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: e.logEndOffset } } as never);
     }) as never,
     maybeAdvanceHighWatermark: enqueueActions(({ context: ctx, event, enqueue }) => {
       const context = ctx as LeaderPartitionContext;
       const e = event as Ev<'fetch.received'>;
-      const hw = highWatermarkOf(context, context.isr, e.view.logEndOffset, context.followers);
+      const hw = highWatermarkOf(context, context.isr, e.view.logEndOffset, e);
       if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
     }) as never,
   },
@@ -210,7 +271,7 @@ export const leaderPartitionMachine = setup({
     },
     hasNotEnoughReplicas: ({ context, event }) => {
       const e = event as Ev<'produce.received'>;
-      return e.acks === 'all' && context.isr.length < e.minInsyncReplicas;
+      return e.acks === 'all' && context.isr.length < e.minIsr;
     },
   },
 }).createMachine({
@@ -225,11 +286,7 @@ export const leaderPartitionMachine = setup({
           target: 'leader',
           actions: [
             assign(({ event }) => {
-            const followers: Record<string, FollowerProgress> = {};
-            for (const r of event.replicas) {
-              followers[String(r)] = { logEndOffset: 0, lastCaughtUpMs: event.nowMs, lastFetchMs: event.nowMs, lastFetchLeaderLogEndOffset: event.logEndOffset };
-            }
-            return { leaderEpoch: event.leaderEpoch, isr: [...event.isr], followers };
+            return { leaderEpoch: event.leaderEpoch, isr: [...event.isr], followers: resetFollowers(event.replicas, event.isr, event.nowMs) };
           }),
             // Kafka's makeLeader, then maybeIncrementLeaderHW: the followers' log ends are not
             // known yet, so only a leader alone in the ISR moves its HW (to its log end).
@@ -243,7 +300,7 @@ export const leaderPartitionMachine = setup({
       on: {
         'leadership.resigned': { target: 'follower', actions: assign({ isr: [], followers: {} }) },
         'leadership.assumed': {
-          actions: assign(({ event }) => ({ leaderEpoch: event.leaderEpoch, isr: [...event.isr] })),
+          actions: assign(({ context, event }) => ({ leaderEpoch: event.leaderEpoch, isr: [...event.isr], followers: reelectFollowers(context.followers, event) })),
         },
         'partition.updated': {
           actions: [assign(({ event }) => ({ isr: [...event.isr] })), 'maybeAdvanceHighWatermark'],
@@ -273,7 +330,15 @@ export const leaderPartitionMachine = setup({
             guard: 'isUnknownFetchedEpoch',
             actions: {
               type: 'respondFetch',
-              params: ({ event }) => ({ msgId: event.msgId, error: 'OFFSET_OUT_OF_RANGE', rule: 'unknownLastFetchedEpoch', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+              // The OffsetOutOfRangeException goes through handleOffsetOutOfRangeError like any
+              // other: in the tiered-only range it becomes OFFSET_MOVED_TO_TIERED_STORAGE.
+              params: ({ event }) => ({
+                msgId: event.msgId,
+                error: isTieredOnly(event) ? 'OFFSET_MOVED_TO_TIERED_STORAGE' : 'OFFSET_OUT_OF_RANGE',
+                rule: 'unknownLastFetchedEpoch',
+                fetchOffset: event.fetchOffset,
+                divergingEpoch: null,
+              }),
             },
           },
           {
@@ -304,6 +369,13 @@ export const leaderPartitionMachine = setup({
                 const d = decideFollowerFetch(event.view, event.fetchOffset);
                 return { msgId: event.msgId, error: d.error, rule: d.rule, fetchOffset: event.fetchOffset, divergingEpoch: null };
               },
+            },
+          },
+          {
+            guard: ({ event }) => event.fromPurgatory === true && event.walServes !== true,
+            actions: {
+              type: 'respondFetch',
+              params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'localRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
             },
           },
           {
@@ -370,7 +442,7 @@ export const leaderPartitionMachine = setup({
               {
                 type: 'advanceHighWatermark',
                 params: ({ context, event }) => ({
-                  highWatermark: highWatermarkOf(context, context.isr, event.view.logEndOffset + event.records, context.followers),
+                  highWatermark: highWatermarkOf(context, context.isr, event.view.logEndOffset + event.records, event),
                 }),
               },
             ],

@@ -20,7 +20,7 @@ export const RULES: Record<string, string> = {
   localRecords: 'the offset is in the leader\'s local log (docs/protocol.md §3: LLSO <= o <= LEO)',
   leaderEpochCheck: 'the request\'s leader epoch does not match the leader\'s',
   divergingEpoch: 'the follower\'s last fetched epoch ends earlier on the leader, so its log has diverged',
-  unknownLastFetchedEpoch: 'the leader\'s epoch cache cannot place the follower\'s last fetched epoch, so the offset is out of range (Partition.readRecords)',
+  unknownLastFetchedEpoch: 'the leader\'s epoch cache cannot place the follower\'s last fetched epoch, so the read is out of range (Partition.readRecords); in the tiered-only range that is OFFSET_MOVED_TO_TIERED_STORAGE (ReplicaManager.handleOffsetOutOfRangeError)',
   latest: 'ListOffsets -1 answers the Log-End-Offset',
   earliest: 'ListOffsets -2 answers the Log-Start-Offset',
   earliestLocal: 'ListOffsets -4 answers the Local-Log-Start-Offset',

@@ -25,7 +25,6 @@ export function produce(s: Sim, topic: string, partition: number, records: numbe
     s.emit({ atMs: now, type: 'produce', action: 'rejected', topic, partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
     return;
   }
-  const cfg = state.topicConfigs[topic];
   // The request's records cross zones when the producer is not in the leader's zone (accepted or not).
   countCrossZone(state.metrics.crossZoneBytes, 'produce', zoneOf(state, 'producer', key), zoneOf(state, part.leader, key), records * state.model.recordBytes);
   s.deliver(part.leader, key, 'leader', {
@@ -33,7 +32,6 @@ export function produce(s: Sim, topic: string, partition: number, records: numbe
     msgId: state.nextMsgId++,
     records,
     acks,
-    minInsyncReplicas: cfg['min.insync.replicas'],
     ...leaderFacts(state, key, part.leader),
   });
 }

@@ -12,7 +12,7 @@ import type { StoreName } from '../ports/object-store.js';
 import type { TimelineAction } from '../scenario/types.js';
 import { produce, startConsumer } from './clients.js';
 import type { Sim } from './context.js';
-import { leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
+import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
 import { BROKER_KEY, partitionKey } from './state.js';
 import { dropParkedOnIsolation } from './network.js';
@@ -163,12 +163,12 @@ function crash(s: Sim, broker: number): void {
     if (sync !== undefined && sync.broker === broker) {
       // The replica syncing the WAL tail crashed before it could lead: elect another.
       delete state.wal.tailSync[key];
-      const next = part.isr.find((x) => x !== broker && state.brokers[x].alive);
+      const next = nextLeader(s, key, broker);
       if (next !== undefined) becomeLeader(s, key, next, 'leaderCrashed');
       else s.emit({ atMs: now, type: 'leader', topic: part.topic, partition: part.partition, broker: -1, leaderEpoch: part.leaderEpoch, rule: 'noEligibleLeader' });
     }
     if (part.leader === broker) {
-      const next = part.isr.find((x) => x !== broker && state.brokers[x].alive);
+      const next = nextLeader(s, key, broker);
       if (next !== undefined) becomeLeader(s, key, next, 'leaderCrashed');
       else {
         part.leader = -1;
@@ -176,6 +176,16 @@ function crash(s: Sim, broker: number): void {
       }
     }
   }
+}
+
+/**
+ * A clean election: the first replica in assignment order that is in the ISR and alive, not
+ * the one that went down (PartitionChangeBuilder.electLeader: targetReplicas.stream()
+ * .filter(isValidNewLeader).findFirst()).
+ */
+function nextLeader(s: Sim, key: string, down: number): number | undefined {
+  const part = s.state.partitions[key];
+  return part.replicas.find((x) => x !== down && part.isr.includes(x) && s.state.brokers[x].alive);
 }
 
 function restart(s: Sim, broker: number): void {
@@ -277,6 +287,7 @@ function completeLeadership(s: Sim, key: string, broker: number, rule: Rule, old
     replicas: part.replicas,
     nowMs: now,
     logEndOffset: logEndOffset(r.log),
+    minIsr: effectiveMinIsr(state, key),
   });
   s.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'leader' });
   for (const b of part.replicas) {

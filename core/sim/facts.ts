@@ -12,6 +12,7 @@ import { findHighestRemoteOffset, findLogStartOffset } from '../domain/remote-me
 import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
 import type { WalChunk } from '../domain/wal.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
+import type { LeaderFacts } from '../machines/leader-partition.js';
 import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
 import type { WalCombinerContext } from '../machines/wal-combiner.js';
 import type { WalChunkRef } from '../machines/wal-replica.js';
@@ -68,7 +69,7 @@ export function leaderView(state: KernelState, key: string, broker: number): Lea
 }
 
 /** What the leader machine's events carry: its view, where its current epoch starts, and the time. */
-export function leaderFacts(state: KernelState, key: string, broker: number): { view: LeaderView; leaderEpochStartOffset: number; nowMs: number } {
+export function leaderFacts(state: KernelState, key: string, broker: number): LeaderFacts {
   const r = replica(state, key, broker);
   const part = state.partitions[key];
   let start = -1;
@@ -78,7 +79,31 @@ export function leaderFacts(state: KernelState, key: string, broker: number): { 
       break;
     }
   }
-  return { view: leaderView(state, key, broker), leaderEpochStartOffset: start >= 0 ? start : logEndOffset(r.log), nowMs: state.nowMs };
+  return {
+    view: leaderView(state, key, broker),
+    leaderEpochStartOffset: start >= 0 ? start : logEndOffset(r.log),
+    nowMs: state.nowMs,
+    minIsr: effectiveMinIsr(state, key),
+    lagTimeMaxMs: state.brokerConfig['replica.lag.time.max.ms'],
+    isrEligible: isrEligible(state, key),
+  };
+}
+
+/** Partition.effectiveMinIsr: min.insync.replicas, at most the replication factor. */
+export function effectiveMinIsr(state: KernelState, key: string): number {
+  const part = state.partitions[key];
+  return Math.min(state.topicConfigs[part.topic]['min.insync.replicas'], part.replicas.length);
+}
+
+/**
+ * The replicas that may join the ISR (Partition.isReplicaIsrEligible: not fenced). The
+ * controller fences a broker when it goes down, so these are the live ones; with every
+ * replica in the ISR, which is most of the time, the assignment itself (nothing to allocate).
+ */
+function isrEligible(state: KernelState, key: string): readonly number[] {
+  const part = state.partitions[key];
+  if (part.isr.length === part.replicas.length) return part.replicas;
+  return part.replicas.filter((b) => state.brokers[b].alive);
 }
 
 /** The broker has loaded the partition's remote log metadata. */

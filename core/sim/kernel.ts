@@ -112,7 +112,7 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
   },
   fetchWaitExpired: (k, ev) => {
     const parked = takeParked(k.state.partitions[ev.key], ev.msgId);
-    if (parked !== undefined) onFollowerRequestAtLeader(k, parked.msg, true);
+    if (parked !== undefined) onFollowerRequestAtLeader(k, parked.msg, 'expired');
   },
   remoteSegmentLookedUp: onRemoteSegmentLookup,
   storeDone: (k, ev) => {
@@ -143,7 +143,6 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
     k.deliver(ev.broker, ev.key, 'leader', {
       type: 'isr.check',
       timerId: ev.timerId,
-      lagTimeMaxMs: k.state.brokerConfig['replica.lag.time.max.ms'],
       ...leaderFacts(k.state, ev.key, ev.broker),
     });
   },

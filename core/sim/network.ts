@@ -92,11 +92,15 @@ export function onFollowerRequest(s: Sim, msg: RequestMessage): void {
   const target = msg.target as number;
   const part = s.state.partitions[msg.key];
   if (part.leader !== target) return reply(s, msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notLeader' }, target);
-  onFollowerRequestAtLeader(s, msg, false);
+  onFollowerRequestAtLeader(s, msg, 'request');
 }
 
-/** The leader machine takes the request with the facts it decides from. */
-export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, waitExpired: boolean): void {
+/**
+ * The leader machine takes the request with the facts it decides from: as it arrives, or
+ * as a Fetch held in the long poll that new data (`released`) or the end of the wait
+ * (`expired`) completes.
+ */
+export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, how: 'request' | 'released' | 'expired'): void {
   const leader = msg.target as number;
   // A parked Fetch from a broker that has since crashed went with its connection.
   if (typeof msg.source === 'number' && !s.state.brokers[msg.source].alive) return;
@@ -115,11 +119,15 @@ export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, waitExpir
         currentLeaderEpoch: b.currentLeaderEpoch ?? -1,
         lastFetchedEpoch: lfe,
         lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
-        waitExpired,
+        waitExpired: how === 'expired',
+        fromPurgatory: how !== 'request',
         walServes: walServes(s, msg.key, leader, b.fetchOffset),
         view: facts.view,
         leaderEpochStartOffset: facts.leaderEpochStartOffset,
         nowMs: facts.nowMs,
+        minIsr: facts.minIsr,
+        lagTimeMaxMs: facts.lagTimeMaxMs,
+        isrEligible: facts.isrEligible,
       });
       break;
     }
@@ -346,6 +354,6 @@ export function takeParked(part: PartitionState, msgId: number): ParkedFetch | u
 export function releaseParked(s: Sim, part: PartitionState): void {
   for (const parked of part.parked.slice()) {
     takeParked(part, parked.msgId);
-    onFollowerRequestAtLeader(s, parked.msg, false);
+    onFollowerRequestAtLeader(s, parked.msg, 'released');
   }
 }

@@ -25,7 +25,7 @@ import type { Sim } from './context.js';
 import { startFetcher } from './controller.js';
 import { newCrossZoneBytes, newStoreCounters, newUsage, objectStored } from './costs.js';
 import { newQueue } from './event-queue.js';
-import { replica, walEnabled } from './facts.js';
+import { effectiveMinIsr, replica, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
 import { seedPrng } from './prng.js';
 import { localLogBytesChanged } from './replica-log.js';
@@ -232,6 +232,7 @@ export function startCluster(s: Sim): void {
       replicas: part.replicas,
       nowMs: 0,
       logEndOffset: logEndOffset(replica(state, key, part.leader).log),
+      minIsr: effectiveMinIsr(state, key),
     });
     s.emit({ atMs: 0, type: 'leader', topic: part.topic, partition: part.partition, broker: part.leader, leaderEpoch: part.leaderEpoch, rule: 'initialLeader' });
   }
