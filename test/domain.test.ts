@@ -318,11 +318,13 @@ describe('partition log', () => {
     ['empty segment older than segment.ms: no roll', 0, 5000, batch(0, 9, 10), false, [[0, 9]]],
     ['fills the segment exactly: no roll', 60, 0, batch(10, 19, 40), false, [[0, 19]]],
     ['one byte over segment.bytes: roll', 60, 0, batch(10, 19, 41), true, [[0, 9], [10, 19]]],
-    ['segment.ms - 1 old: no roll', 10, 999, batch(10, 19, 10), false, [[0, 19]]],
-    ['segment.ms + 1 old: roll', 10, 1001, batch(10, 19, 10), true, [[0, 9], [10, 19]]],
+    // segment.ms counts between the batches' timestamps (LogSegment.timeWaitedForRoll), not the clock.
+    ['segment.ms - 1 old: no roll', 10, 999, batch(10, 19, 10, 0, -1, 999), false, [[0, 19]]],
+    ['segment.ms + 1 old: roll', 10, 1001, batch(10, 19, 10, 0, -1, 1001), true, [[0, 9], [10, 19]]],
+    ['a follower copying old batches late: no roll by its clock', 10, 5000, batch(10, 19, 10, 0, -1, 500), false, [[0, 19]]],
   ])('appendBatch: %s', (_name, existingBytes, nowMs, b, rolled, segments) => {
     // Goal: rolling on segment.bytes (size + batch > limit) and segment.ms; an empty active segment is never rolled.
-    // Method: a log created at 0 ms, optionally holding one batch [0, 9] of existingBytes; append one more batch.
+    // Method: a log created at 0 ms, optionally holding one batch [0, 9] of existingBytes (timestamp 0); append one more batch.
     const log = emptyLog(0, 0);
     if (existingBytes > 0) appendBatch(log, batch(0, 9, existingBytes), SEGMENT_BYTES, SEGMENT_MS, 0);
     expect(appendBatch(log, b, SEGMENT_BYTES, SEGMENT_MS, nowMs)).toBe(rolled);

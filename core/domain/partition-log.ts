@@ -48,8 +48,13 @@ export interface PartitionLog {
   producers: ProducerState;
 }
 
+/**
+ * An empty segment. Its times come from the records it will hold, as Kafka's LogSegment
+ * takes them from the batches (largestTimestamp, rollingBasedTimestamp), so a follower that
+ * copies old records holds segments as old as the leader's: -1 until the first batch.
+ */
 export function newSegment(baseOffset: number, nowMs: number): Segment {
-  return { baseOffset, endOffset: baseOffset - 1, bytes: 0, createdMs: nowMs, maxTimestampMs: nowMs, rolled: false, batches: [] };
+  return { baseOffset, endOffset: baseOffset - 1, bytes: 0, createdMs: nowMs, maxTimestampMs: -1, rolled: false, batches: [] };
 }
 
 export function emptyLog(startOffset = 0, nowMs = 0): PartitionLog {
@@ -108,7 +113,9 @@ export function appendBatch(
   let rolled = false;
   const active = activeSegment(log);
   const nonEmpty = active.endOffset >= active.baseOffset;
-  if (nonEmpty && (active.bytes + batch.bytes > segmentBytes || nowMs - active.createdMs > segmentMs)) {
+  // segment.ms counts from the first batch's timestamp to the incoming one's
+  // (LogSegment.timeWaitedForRoll), not from when this broker opened the segment.
+  if (nonEmpty && (active.bytes + batch.bytes > segmentBytes || batch.appendedMs - active.batches[0].appendedMs > segmentMs)) {
     roll(log, nowMs);
     rolled = true;
   }
