@@ -86,7 +86,7 @@ export const CHAPTERS: readonly Chapter[] = [
       { title: 'Round 2: build the remote auxiliary state', match: { rule: 'auxStateClassic' },
         text: 'ListOffsets -4 gives the Local-Log-Start-Offset (100). The follower restarts its log there and reads the leader-epoch checkpoint and producer snapshot of the remote segment that ends at 99.' },
       { title: 'Aux state built, no records copied', match: { rule: 'auxStateBuilt' },
-        text: 'Only metadata came from remote storage: the epochs and the producer state. The follower now fetches records from 100, everything the leader still holds locally.' },
+        text: 'Only metadata came from remote storage: the epochs and the producer state. As TierStateMachine.start does, the follower asks ListOffsets -1 for the leader\'s end offset (200, so 100 records to go), then fetches records from 100, everything the leader still holds locally.' },
       { title: 'In sync', match: { rule: 'followerCaughtUp' },
         text: 'The follower reaches the high watermark and joins the ISR. It replicated the whole local log, 100 records, to get there.' },
     ],
