@@ -2,8 +2,8 @@
  * End-to-end tests of the browser walkthrough (test/e2e): build the static site, serve it
  * with `vite preview`, drive it in the system Chromium through the URL and visible controls.
  *
- * Chromium: Playwright cannot download browsers here, so the Debian build at
- * /usr/bin/chromium is used (never set `channel`).
+ * Chromium: scripts/find-browser.mjs picks it (CHROMIUM_PATH, then Playwright's own browser
+ * cache, then a system Chromium or Chrome) and the run says which (never set `channel`).
  *
  * Two optional overrides keep a test run from touching someone else's preview server or
  * dist/ (e.g. when another `vite preview` already holds port 4173):
@@ -11,6 +11,10 @@
  * Without them the site is built into dist/ and served on 127.0.0.1:4173.
  */
 import { defineConfig } from '@playwright/test';
+import { findChromium } from './scripts/find-browser.mjs';
+
+const browser = findChromium();
+if (process.env.TEST_WORKER_INDEX === undefined) console.log(`browser tests: Chromium from ${browser.source}: ${browser.path}`);
 
 const PORT = Number(process.env.E2E_PORT ?? 4173);
 const OUT_DIR = process.env.E2E_OUT_DIR;
@@ -33,7 +37,7 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'off',
     launchOptions: {
-      executablePath: '/usr/bin/chromium',
+      executablePath: browser.path,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     },
   },

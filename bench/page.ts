@@ -1,6 +1,6 @@
 /**
  * The page (figure 6): scripts/measure-page.mjs builds the site, serves it and plays a
- * scenario at full speed in Chromium (/usr/bin/chromium), reporting the frame work per
+ * scenario at full speed in Chromium (found by scripts/find-browser.mjs), reporting the frame work per
  * animation frame; this adds the size of the JavaScript the first load needs, gzipped:
  * the entry module of dist/index.html and the chunks it preloads (chunks loaded later on
  * demand, such as the Stately inspector's, are reported apart).

@@ -3,6 +3,7 @@
 // Without baseUrl it builds the site and serves it with `vite preview` itself (port 4179).
 import { spawn, execSync } from 'node:child_process';
 import { chromium } from '@playwright/test';
+import { findChromium } from './find-browser.mjs';
 
 const scenario = process.argv[2] ?? 'steady-state-upload';
 let base = process.argv[3];
@@ -17,7 +18,7 @@ if (!base) {
   }
 }
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
+  executablePath: findChromium().path,
   args: (process.env.CHROME_ARGS ?? '--no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync').split(' '),
 });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
