@@ -158,9 +158,9 @@ function isUnknownFetchedEpoch(e: Ev<'fetch.received'>): boolean {
   return e.lastFetchedEpoch >= 0 && e.lastFetchedEpochEnd !== null && e.lastFetchedEpochEnd.endOffset < 0;
 }
 
-/** ReplicaManager.handleOffsetOutOfRangeError's tiered case: LSO <= o < LLSO on a tiered topic. */
+/** ReplicaManager.handleOffsetOutOfRangeError's tiered case, as the leader's offset rules decide it. */
 function isTieredOnly(e: Ev<'fetch.received'>): boolean {
-  return e.view.tiered && e.fetchOffset >= e.view.logStartOffset && e.fetchOffset < e.view.localLogStartOffset;
+  return decideFollowerFetch(e.view, e.fetchOffset).rule === 'tieredOnlyOffset';
 }
 
 function isDiverging(e: Ev<'fetch.received'>): boolean {
