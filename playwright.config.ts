@@ -3,7 +3,8 @@
  * with `vite preview`, drive it in the system Chromium through the URL and visible controls.
  *
  * Chromium: scripts/find-browser.mjs picks it (CHROMIUM_PATH, then Playwright's own browser
- * cache, then a system Chromium or Chrome) and the run says which (never set `channel`).
+ * cache, then a system Chromium or Chrome, then on Linux the one inside @sparticuz/chromium)
+ * and the run says which (never set `channel`).
  *
  * Two optional overrides keep a test run from touching someone else's preview server or
  * dist/ (e.g. when another `vite preview` already holds port 4173):
@@ -13,7 +14,7 @@
 import { defineConfig } from '@playwright/test';
 import { findChromium } from './scripts/find-browser.mjs';
 
-const browser = findChromium();
+const browser = await findChromium();
 if (process.env.TEST_WORKER_INDEX === undefined) console.log(`browser tests: Chromium from ${browser.source}: ${browser.path}`);
 
 const PORT = Number(process.env.E2E_PORT ?? 4173);

@@ -1,2 +1,2 @@
 /** The Chromium to launch and where it was found (see find-browser.mjs). */
-export function findChromium(): { path: string; source: string };
+export function findChromium(): Promise<{ path: string; source: string }>;

@@ -18,7 +18,7 @@ if (!base) {
   }
 }
 const browser = await chromium.launch({
-  executablePath: findChromium().path,
+  executablePath: (await findChromium()).path,
   args: (process.env.CHROME_ARGS ?? '--no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync').split(' '),
 });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
