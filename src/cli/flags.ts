@@ -1,0 +1,168 @@
+/** The CLI's options: parsed and checked before any command runs (bad ones are exit 2). */
+import { MODES, type Mode } from '../../core/study/compare.js';
+import { FAULT_KINDS, type FaultKind } from '../../core/check/faults.js';
+import { REPORT_FORMATS, type ReportFormat } from '../../core/report/report.js';
+
+export class UsageError extends Error {}
+
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export interface Flags {
+  positional: string[];
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+  seed?: number;
+  store: string;
+  dir?: string;
+  bucket?: string;
+  walBucket?: string;
+  prefix?: string;
+  s3Endpoint?: string;
+  forcePathStyle: boolean;
+  createBuckets: boolean;
+  traceOut?: string;
+  latency: 'model' | 'measured';
+  modes?: Mode[];
+  seeds?: number;
+  maxSteps?: number;
+  scenario?: string;
+  faults?: FaultKind[];
+  workers?: number;
+  format?: ReportFormat;
+  chapter?: string;
+  out?: string;
+  fromStep?: number;
+  toStep?: number;
+  maxMessages?: number;
+}
+
+/** Options only `report` takes: elsewhere they stay unknown options, as before. */
+const REPORT_ONLY = new Set(['--format', '--chapter', '--out', '--from', '--to', '--max-messages']);
+
+export function parseFlags(args: string[], command?: string): Flags {
+  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model' };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (command !== 'report' && REPORT_ONLY.has(a)) throw new UsageError(`unknown option ${a}`);
+    const value = (): string => {
+      const v = args[++i];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
+      return v;
+    };
+    switch (a) {
+      case '--json':
+        f.json = true;
+        break;
+      case '--verbose':
+        f.verbose = true;
+        break;
+      case '--help':
+      case '-h':
+        f.help = true;
+        break;
+      case '--seed': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) > 0xffffffff) throw new UsageError(`--seed expects an integer from 0 to 4294967295, got "${v}"`);
+        f.seed = Number(v);
+        break;
+      }
+      case '--store':
+        f.store = value();
+        if (!['memory', 'fs', 's3'].includes(f.store)) throw new UsageError(`--store expects memory, fs or s3, got "${f.store}"`);
+        break;
+      case '--latency': {
+        const v = value();
+        if (v !== 'model' && v !== 'measured') throw new UsageError(`--latency expects model or measured, got "${v}"`);
+        f.latency = v;
+        break;
+      }
+      case '--modes': {
+        const v = value();
+        const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+        const bad = list.filter((x) => !(MODES as readonly string[]).includes(x));
+        if (list.length === 0 || bad.length > 0) throw new UsageError(`--modes expects a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
+        f.modes = [...new Set(list)] as Mode[];
+        break;
+      }
+      case '--seeds':
+      case '--workers':
+      case '--max-steps': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000_000) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
+        if (a === '--seeds') f.seeds = Number(v);
+        else if (a === '--workers') f.workers = Number(v);
+        else f.maxSteps = Number(v);
+        break;
+      }
+      case '--scenario':
+        f.scenario = value();
+        break;
+      case '--faults': {
+        const v = value();
+        const list = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+        const bad = list.filter((x) => !(FAULT_KINDS as readonly string[]).includes(x));
+        if (bad.length > 0) throw new UsageError(`--faults expects a comma-separated list of ${FAULT_KINDS.join(', ')}, got "${v}"`);
+        f.faults = [...new Set(list)] as FaultKind[];
+        break;
+      }
+      case '--trace-out':
+        f.traceOut = value();
+        break;
+      case '--dir':
+        f.dir = value();
+        break;
+      case '--bucket':
+        f.bucket = value();
+        break;
+      case '--wal-bucket':
+        f.walBucket = value();
+        break;
+      case '--prefix':
+        f.prefix = value();
+        break;
+      case '--s3-endpoint':
+        f.s3Endpoint = value();
+        break;
+      case '--format': {
+        const v = value();
+        if (!(REPORT_FORMATS as readonly string[]).includes(v)) throw new UsageError(`--format expects ${REPORT_FORMATS.join(', ')}, got "${v}"`);
+        f.format = v as ReportFormat;
+        break;
+      }
+      case '--chapter':
+        f.chapter = value();
+        break;
+      case '--out':
+        f.out = value();
+        break;
+      case '--from':
+      case '--to': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) > 1_000_000_000) throw new UsageError(`${a} expects a step number from 0, got "${v}"`);
+        if (a === '--from') f.fromStep = Number(v);
+        else f.toStep = Number(v);
+        break;
+      }
+      case '--max-messages': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new UsageError(`--max-messages expects a whole number from 1, got "${v}"`);
+        f.maxMessages = Number(v);
+        break;
+      }
+      case '--force-path-style':
+        f.forcePathStyle = true;
+        break;
+      case '--create-buckets':
+        f.createBuckets = true;
+        break;
+      default:
+        if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
+        f.positional.push(a);
+    }
+  }
+  return f;
+}

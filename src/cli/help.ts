@@ -1,0 +1,114 @@
+/** The CLI's --help texts (README, "The CLI"). */
+import { CHAPTERS } from '../../core/report/chapters.js';
+
+export const HELP: Record<string, string> = {
+  main: `tierscope: an executable model of Kafka tiered-storage replication (KIP-405, KIP-1023, KIP-1176)
+
+Usage: npm run sim -- <command> [options]     (or: tierscope <command>)
+
+Commands:
+  run FILE        run one scenario and narrate it (or print JSON with --json)
+  compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
+  conformance     run the conformance suite (expected outcomes from Kafka's tests)
+  explore         swarm: many seeds with random fault schedules, on every core
+  list            list the bundled scenarios
+  validate FILE   check a scenario file without running it
+  report FILE     a design-review document of a scenario or a guided chapter:
+                  Markdown, a Mermaid sequence diagram, SVG, or JSON
+
+Run 'npm run sim -- <command> --help' for a command's options.
+Scenario format: docs/scenario-format.md. Exit codes: 0 ok, 2 bad input,
+3 an external store failed, 129 an invariant was violated.`,
+  run: `Usage: npm run sim -- run FILE [options]
+
+Runs a scenario (YAML or JSON). FILE may also name a bundled scenario
+without its extension (see 'list').
+
+Options:
+  --json               print exactly one JSON document on stdout (docs/json-output.md)
+  --seed N             override the scenario's seed (integer 0..4294967295)
+  --store memory|fs|s3 where tiered objects go: memory (default), a directory, or S3
+  --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
+  --bucket NAME        with --store s3: the bucket (credentials: the AWS SDK's default chain)
+  --wal-bucket NAME    the bucket of the WAL's fast store (e.g. S3 Express One Zone)
+  --prefix P           a key prefix inside the buckets
+  --s3-endpoint URL    an S3-compatible endpoint (also AWS_ENDPOINT_URL_S3); region: AWS_REGION
+  --force-path-style   path-style addressing, for S3-compatible servers
+  --create-buckets     create missing buckets
+  --latency model|measured
+                       model (default): store requests take the modelled latency, so the
+                       run is the same on every store; measured: simulated time advances
+                       by what the real store took (not deterministic; the JSON says so)
+  --trace-out FILE     also write the trace as JSON lines to FILE
+  --max-steps N        stop (exit 2) after N steps (default 5000000): a guard against
+                       scenarios that would run for hours
+  --verbose            narrate every step, including machine state changes and empty fetches
+  --help               this text
+
+Exit codes: 0 ok, 2 bad input, 3 an external store failed, 129 an invariant was
+violated (the JSON still prints, with its violations).`,
+  compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--json]
+
+Runs the scenario's workload once per mode, in memory, with the same seed and timeline:
+  classic   KIP-405 only (follower.fetch.last.tiered.offset.enable and wal.enable off)
+  kip1023   follower.fetch.last.tiered.offset.enable on, wal.enable off
+  wal       KIP-1176: wal.enable on for every topic (a model name)
+and prints one table: time for a new follower to catch up, bytes fetched from the leader,
+cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by acks,
+remote reads after a failover, and the cost of the run and of a month at the same rates.
+With --json: one JSON document { scenario, seed, modes: [...] }.
+Exit codes: 0 ok, 2 bad input, 129 an invariant was violated in some mode.`,
+  conformance: `Usage: npm run sim -- conformance [DIR] [--json]
+
+Runs every case in DIR (default conformance/): a scenario with expected outcomes, each
+citing the Kafka test or docs/protocol.md example it comes from. Prints one line per case and
+what failed. Exit codes: 0 all pass, 2 a case file is invalid, 129 a case failed.`,
+  explore: `Usage: npm run sim -- explore [--seeds N] [--scenario FILE] [--faults KINDS] [--workers N] [--json]
+
+Runs seeds 1..N (default 200), each on one scenario (seed s takes scenario (s - 1) mod S of
+the bundled ones, or FILE) with a random fault schedule made from the seed: KINDS is a
+comma-separated list of crash, partition, store, slow, config (default all). Uses every
+core (worker threads). Stops at the first violation no known finding explains, saves the
+run as explore-failures/NAME-seed-N.json, and prints the invariant, a run command and a
+walkthrough URL that replay it. Known findings (Kafka behaviour the model reproduces, see
+conformance/finding-*.yaml) are counted, not failures.
+Exit codes: 0 no new violation, 2 bad input, 129 a violation was found.`,
+  report: `Usage: npm run sim -- report FILE [--format md|mermaid|svg|json] [options]
+
+Runs a scenario, or a guided chapter's scenario, and prints one document:
+  md        Markdown for a KIP discussion or design doc (default): the setup, the
+            configs that matter, what happens step by step in the model's narration
+            (a chapter's stops, or the run's key events), the run's figures, the same
+            workload as classic / kip1023 / wal side by side, invariants, and the
+            commands that reproduce it
+  mermaid   a Mermaid sequenceDiagram of the requests, object-store operations and
+            state changes (repeated long-poll fetches left out)
+  svg       a standalone SVG: each replica's offset lanes and the remote tier, and a
+            compact sequence diagram of the key events
+  json      the JSON of 'run --json' plus "chapter" and "comparison"
+
+FILE is a scenario file, a bundled scenario name, or a chapter id (a chapter id wins
+over a bundled scenario of the same name; give the path, e.g.
+scenarios/kip1023-bootstrap.yaml, for the scenario alone). Chapters:
+${CHAPTERS.map((c) => `  ${c.id}`).join('\n')}
+
+Options:
+  --format F           md (default), mermaid, svg or json
+  --chapter ID         report this chapter's stops (FILE may then be left out)
+  --modes LIST         modes of the comparison (default classic,kip1023,wal)
+  --seed N             override the scenario's seed
+  --from N, --to N     visible steps covered (as numbered in the walkthrough; a
+                       chapter defaults to its stops); the SVG's lanes show step --to
+  --max-messages N     the most messages of the sequence diagrams (default 200)
+  --out PATH           write the document to PATH instead of stdout
+  --help               this text
+
+Exit codes: 0 ok, 2 bad input (unknown format or chapter, bad file), 129 an invariant
+was violated in the run (the document is still written).`,
+  list: `Usage: npm run sim -- list [--json]
+
+Lists the bundled scenarios in scenarios/ with their descriptions.`,
+  validate: `Usage: npm run sim -- validate FILE [--json]
+
+Checks a scenario file and prints every problem with its path. Exit 0 when valid, 2 otherwise.`,
+};
