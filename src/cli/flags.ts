@@ -26,6 +26,7 @@ export interface Flags {
   createBuckets: boolean;
   traceOut?: string;
   latency: 'model' | 'measured';
+  storeFailures?: 'exit' | 'fault';
   modes?: Mode[];
   seeds?: number;
   maxSteps?: number;
@@ -78,6 +79,12 @@ export function parseFlags(args: string[], command?: string): Flags {
         const v = value();
         if (v !== 'model' && v !== 'measured') throw new UsageError(`--latency expects model or measured, got "${v}"`);
         f.latency = v;
+        break;
+      }
+      case '--store-failures': {
+        const v = value();
+        if (v !== 'exit' && v !== 'fault') throw new UsageError(`--store-failures expects exit or fault, got "${v}"`);
+        f.storeFailures = v;
         break;
       }
       case '--modes': {

@@ -39,14 +39,21 @@ Options:
                        model (default): store requests take the modelled latency, so the
                        run is the same on every store; measured: simulated time advances
                        by what the real store took (not deterministic; the JSON says so)
-  --trace-out FILE     also write the trace as JSON lines to FILE
+  --store-failures exit|fault
+                       what a failing real store does to the run: exit (default) stops
+                       at the first failed request with exit 3 and its cause; fault
+                       answers it as a failed request and the model goes on (backs
+                       off, retries), the JSON counting them in "storeFailures"
+  --trace-out FILE     also write the trace as JSON lines to FILE (checked before the
+                       run; written whole or not at all)
   --max-steps N        stop (exit 2) after N steps (default 5000000): a guard against
                        scenarios that would run for hours
   --verbose            narrate every step, including machine state changes and empty fetches
   --help               this text
 
-Exit codes: 0 ok, 2 bad input, 3 an external store failed, 129 an invariant was
-violated (the JSON still prints, with its violations).`,
+Exit codes: 0 ok, 2 bad input (nothing runs), 3 an external store or an output file
+failed, 129 an invariant was violated (the JSON still prints, with its violations),
+130 or 143 stopped by SIGINT or SIGTERM.`,
   compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--json]
 
 Runs the scenario's workload once per mode, in memory, with the same seed and timeline:

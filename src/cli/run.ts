@@ -1,30 +1,57 @@
 /** `run FILE`: one scenario, narrated or as JSON, on the memory, directory or S3 store. */
-import { writeFileSync } from 'node:fs';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { formatUsd } from '../../core/util/format.js';
-import { FsObjectStore } from '../stores/fs-store.js';
+import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
 import { S3ObjectStore } from '../stores/s3-store.js';
-import { EXIT } from './exit.js';
+import { describeFailure, type StoreFailures } from '../stores/failure.js';
+import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
 import { type Flags, type Io, UsageError } from './flags.js';
+import { checkOutputPath, writeWhole } from './output-file.js';
 import { loadScenario, printProblems } from './scenarios.js';
+
+/** Options that belong to one store only: given with another, they are a mistake, not ignored. */
+const STORE_FLAGS: Array<{ flag: string; set: (f: Flags) => boolean; stores: string[] }> = [
+  { flag: '--dir', set: (f) => f.dir !== undefined, stores: ['fs'] },
+  { flag: '--bucket', set: (f) => f.bucket !== undefined, stores: ['s3'] },
+  { flag: '--wal-bucket', set: (f) => f.walBucket !== undefined, stores: ['s3'] },
+  { flag: '--prefix', set: (f) => f.prefix !== undefined, stores: ['s3'] },
+  { flag: '--s3-endpoint', set: (f) => f.s3Endpoint !== undefined, stores: ['s3'] },
+  { flag: '--force-path-style', set: (f) => f.forcePathStyle, stores: ['s3'] },
+  { flag: '--create-buckets', set: (f) => f.createBuckets, stores: ['s3'] },
+  { flag: '--latency', set: (f) => f.latency !== 'model', stores: ['fs', 's3'] },
+  { flag: '--store-failures', set: (f) => f.storeFailures !== undefined, stores: ['fs', 's3'] },
+];
+
+/** How long a synchronous run may hold the event loop before it lets signals in. */
+const YIELD_EVERY_MS = 50;
 
 export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (flags.help) return io.out(HELP.run), EXIT.ok;
   if (flags.positional.length !== 1) throw new UsageError('run needs exactly one FILE');
+  for (const o of STORE_FLAGS) {
+    if (o.set(flags) && !o.stores.includes(flags.store)) throw new UsageError(`${o.flag} applies to --store ${o.stores.join(' or ')} only (this run uses --store ${flags.store})`);
+  }
   if (flags.store === 'fs' && flags.dir === undefined) throw new UsageError('--store fs needs --dir PATH');
   if (flags.store === 's3' && flags.bucket === undefined) throw new UsageError('--store s3 needs --bucket NAME');
   const file = flags.positional[0];
   const loaded = loadScenario(file);
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
+  // An output that cannot be written is found before the run, not after it.
+  if (flags.traceOut !== undefined) {
+    const bad = checkOutputPath(flags.traceOut);
+    if (bad !== null) return io.err(`run: --trace-out ${bad}`), EXIT.badInput;
+  }
   let store: FsObjectStore | S3ObjectStore | undefined;
   if (flags.store === 'fs') {
     try {
       store = new FsObjectStore(flags.dir!);
     } catch (e) {
-      io.err(`--store fs: cannot use ${flags.dir}: ${(e as Error).message}`);
+      if (e instanceof FsStoreRefused) return io.err(`run: --store fs: ${e.message}`), EXIT.badInput;
+      if (fsFailureCode(e) === null) throw e;
+      io.err(`run: --store fs: cannot use ${flags.dir}: ${(e as Error).message}`);
       return EXIT.storeFailed;
     }
   }
@@ -45,8 +72,11 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     }
     store = s3;
   }
+  const failures: StoreFailures | null = store?.failures ?? null;
+  const stopOnFailure = (flags.storeFailures ?? 'exit') === 'exit';
   const maxSteps = flags.maxSteps ?? 5_000_000;
   const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency, ...(flags.latency === 'measured' ? { clock: () => performance.now() } : {}) });
+  const prngBefore = JSON.stringify(kernel.state.prng);
   let printed = 0;
   const narrator = new Narrator(flags.verbose);
   if (!flags.json) {
@@ -62,27 +92,71 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       if (line !== null) io.out(line);
     }
   };
-  flush();
-  if (store instanceof S3ObjectStore) {
-    try {
-      await kernel.settle();
-    } catch (e) {
-      io.err(`--store s3: ${(e as Error).message}`);
-      store.destroy();
-      return EXIT.storeFailed;
+  // SIGINT and SIGTERM stop the run between steps (the loop lets them in at least every
+  // YIELD_EVERY_MS), with a line saying where, and the conventional exit code.
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    stoppedBy = sig;
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const failed = (): boolean => stopOnFailure && failures !== null && failures.first !== null;
+  try {
+    flush();
+    if (store instanceof S3ObjectStore) {
+      try {
+        await kernel.settle();
+      } catch (e) {
+        io.err(`--store s3: ${(e as Error).message}`);
+        return EXIT.storeFailed;
+      }
+      while (stoppedBy === null && !failed() && (await kernel.stepAsync()) && kernel.state.stepCount < maxSteps) flush();
+    } else {
+      let lastYield = performance.now();
+      while (stoppedBy === null && !failed() && kernel.step() && kernel.state.stepCount < maxSteps) {
+        flush();
+        if ((kernel.state.stepCount & 255) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
+          await new Promise((r) => setImmediate(r));
+          lastYield = performance.now();
+        }
+      }
     }
-    while ((await kernel.stepAsync()) && kernel.state.stepCount < maxSteps) flush();
-    store.destroy();
-  } else {
-    while (kernel.step() && kernel.state.stepCount < maxSteps) flush();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (store instanceof S3ObjectStore) store.destroy();
   }
   flush();
+  if (stoppedBy !== null) {
+    io.err(`run: stopped by ${stoppedBy} at t=${kernel.nowMs}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
+    return signalExit(stoppedBy);
+  }
+  if (failed()) {
+    // The run stops here: it no longer matches the same run in memory.
+    const json = { ...buildRunJson(kernel), storeFailures: { count: failures!.count, first: failures!.first } };
+    if (flags.json) io.out(JSON.stringify(json, null, 2));
+    io.err(`run: the ${flags.store} store failed at t=${kernel.nowMs}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
+    return EXIT.storeFailed;
+  }
   if (kernel.state.stepCount >= maxSteps && kernel.hasNext()) {
     io.err(`run: stopped after ${maxSteps} steps at t=${kernel.nowMs}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
     return EXIT.badInput;
   }
-  const json = buildRunJson(kernel);
-  if (flags.traceOut) writeFileSync(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  const seedUsed = JSON.stringify(kernel.state.prng) !== prngBefore;
+  const json = {
+    ...buildRunJson(kernel),
+    ...(failures !== null && failures.count > 0 ? { storeFailures: { count: failures.count, first: failures.first } } : {}),
+  };
+  if (flags.traceOut) {
+    const bad = writeWhole(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    if (bad !== null) {
+      // The run's own output still goes out; only the trace file is missing.
+      if (flags.json) io.out(JSON.stringify(json, null, 2));
+      io.err(`run: --trace-out ${bad}`);
+      return EXIT.storeFailed;
+    }
+  }
+  if (flags.seed !== undefined && !seedUsed) io.err(`run: note: --seed ${flags.seed} changed nothing: this scenario draws nothing at random, so every seed gives the same run`);
   if (flags.json) {
     io.out(JSON.stringify(json, null, 2));
   } else {
@@ -110,6 +184,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       const usd = (n: number) => formatUsd(n, { asIs: true });
       io.out(`  cost: ${usd(cost.total)} (cross-zone ${usd(cost.crossZone)}, requests ${usd(cost.objectStoreRequests)}, transfer ${usd(cost.objectStoreTransfer)}, storage ${usd(cost.storage)})`);
     }
+    if (!seedUsed) io.out('  seed: nothing in this run was drawn at random, so every seed gives the same run');
+    if (json.storeFailures) io.out(`  store failures modelled as failed requests: ${json.storeFailures.count} (the first: ${describeFailure(json.storeFailures.first!)})`);
     if (json.violations.length === 0) io.out('  invariants: all held');
     else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
   }

@@ -7,11 +7,36 @@
  *
  * Synchronous, like the in-memory store, so a run on it is the same run: reads decode the
  * files back into exactly what was written, and sizes are the model's.
+ *
+ * The directory is the store's only when it says so: a new or empty directory gets a
+ * marker file (`.tierscope-store`), and a later run clears only the `tiered/` and `wal/`
+ * folders of a directory that has it. A non-empty directory without it is refused
+ * (`FsStoreRefused`): nothing the run did not create is ever deleted. Each object is written
+ * to a temporary name and renamed into place, so a write cut short (a full disk) leaves no
+ * file that looks complete. A failing file system (full, read-only, a name too long) does
+ * not crash the run: the request fails and `failures` keeps the cause (src/stores/failure.ts).
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
+import { StoreFailures } from './failure.js';
 import { OffsetIndexCache, type StoreStats, cachedRange, decodeObject, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
+
+/** The file that marks a directory as a TierScope store. */
+export const STORE_MARKER = '.tierscope-store';
+/** Suffix of an object being written (renamed into place once complete; never listed). */
+const PARTIAL = '.partial';
+
+/** The directory cannot be used as a store, for a reason the user can fix (exit 2). */
+export class FsStoreRefused extends Error {}
+
+/** The file system refused (errno codes that are the machine's state, not a bug of ours). */
+const FS_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'ENAMETOOLONG', 'EIO', 'EMFILE', 'ENFILE', 'ENOTDIR', 'EISDIR', 'EEXIST', 'ENOTEMPTY', 'EBUSY', 'ELOOP', 'EFBIG']);
+
+export function fsFailureCode(e: unknown): string | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && FS_FAILURES.has(code) ? code : null;
+}
 
 export class FsObjectStore implements ObjectStoreBackend {
   readonly dir: string;
@@ -19,12 +44,28 @@ export class FsObjectStore implements ObjectStoreBackend {
   private indexes = new OffsetIndexCache();
   /** What was read and written for real (the model's figures are in the run's JSON). */
   readonly stats: StoreStats = emptyStats();
+  /** The file system's refusals during the run (the CLI stops at the first, by default). */
+  readonly failures = new StoreFailures();
 
-  /** Starts empty: the `tiered/` and `wal/` folders under `dir` belong to the store and are cleared. */
+  /**
+   * Opens `dir` as a store, empty: a new or empty directory is marked as the store's; one
+   * marked by an earlier run has its `tiered/` and `wal/` folders cleared; any other
+   * non-empty directory is refused with `FsStoreRefused`. File-system errors (read-only,
+   * not a directory) are thrown as they are, for the CLI to report as a store failure.
+   */
   constructor(dir: string) {
     this.dir = resolve(dir);
+    if (existsSync(this.dir) && !statSync(this.dir).isDirectory()) throw new FsStoreRefused(`${dir} is a file, not a directory`);
     mkdirSync(this.dir, { recursive: true });
+    const marker = join(this.dir, STORE_MARKER);
+    const entries = readdirSync(this.dir);
+    if (entries.length > 0 && !entries.includes(STORE_MARKER)) {
+      throw new FsStoreRefused(
+        `${dir} is not empty and holds no ${STORE_MARKER} marker of an earlier run: a run clears its store, so it only uses a new or empty directory, or one an earlier run made`,
+      );
+    }
     for (const store of ['tiered', 'wal']) rmSync(join(this.dir, store), { recursive: true, force: true });
+    writeFileSync(marker, JSON.stringify({ tool: 'tierscope', layout: 1, note: 'tiered/ and wal/ here are cleared by the next `run --store fs` on this directory' }) + '\n');
   }
 
   private path(store: StoreName, key: string): string {
@@ -34,11 +75,29 @@ export class FsObjectStore implements ObjectStoreBackend {
   }
 
   execute(req: ObjectStoreRequest): ObjectStoreResult {
+    try {
+      return this.executeOnDisk(req);
+    } catch (e) {
+      const code = fsFailureCode(e);
+      if (code === null) throw e;
+      return this.failures.record(req, (e as Error).message, code);
+    }
+  }
+
+  private executeOnDisk(req: ObjectStoreRequest): ObjectStoreResult {
     switch (req.op) {
       case 'put': {
         const p = this.path(req.store, req.key);
         mkdirSync(dirname(p), { recursive: true });
-        writeFileSync(p, encodeObject(req.key, req.object, this.indexes));
+        const partial = p + PARTIAL;
+        try {
+          writeFileSync(partial, encodeObject(req.key, req.object, this.indexes));
+          renameSync(partial, p);
+        } catch (e) {
+          rmSync(partial, { force: true });
+          forgetIndex(this.indexes, req.key);
+          throw e;
+        }
         this.stats.puts++;
         return { ok: true, bytes: req.object.bytes };
       }
@@ -78,8 +137,8 @@ export class FsObjectStore implements ObjectStoreBackend {
   }
 
   restore(data: Record<StoreName, Record<string, StoredObject>>): void {
-    rmSync(this.dir, { recursive: true, force: true });
-    mkdirSync(this.dir, { recursive: true });
+    // Only the store's own folders: the directory itself, its marker and anything else stay.
+    for (const store of ['tiered', 'wal']) rmSync(join(this.dir, store), { recursive: true, force: true });
     for (const store of ['tiered', 'wal'] as const) {
       for (const [key, object] of Object.entries(data[store])) this.execute({ op: 'put', store, key, object });
     }
@@ -110,7 +169,7 @@ function walk(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out.push(...walk(p));
-    else out.push(p);
+    else if (!name.endsWith(PARTIAL)) out.push(p);
   }
   return out;
 }

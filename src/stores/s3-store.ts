@@ -20,6 +20,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
+import { StoreFailures } from './failure.js';
 import { OffsetIndexCache, type StoreStats, cachedRange, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
 
 export interface S3StoreOptions {
@@ -42,6 +43,8 @@ export class S3ObjectStore implements ObjectStoreBackend {
   private indexes = new OffsetIndexCache();
   /** What went over the wire (the model's figures are in the run's JSON). */
   readonly stats: StoreStats = emptyStats();
+  /** Requests S3 refused or never answered (not a missing key, which the model expects). */
+  readonly failures = new StoreFailures();
   /**
    * Buffers lent to the segment encoder, back here once their PUT is done. A segment is
    * megabytes: a new buffer for each (allocated, zeroed, then collected, with the garbage
@@ -146,7 +149,8 @@ export class S3ObjectStore implements ObjectStoreBackend {
     } catch (e) {
       const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
       if (req.op === 'get' && (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
-      return { ok: false, bytes: 0, error: `S3 ${err.name ?? 'error'}${err.$metadata?.httpStatusCode ? ` (HTTP ${err.$metadata.httpStatusCode})` : ''}` };
+      const error = `S3 ${err.name ?? 'error'}${err.$metadata?.httpStatusCode ? ` (HTTP ${err.$metadata.httpStatusCode})` : ''}`;
+      return this.failures.record(req, `${error}: ${(e as Error).message ?? ''}`, error);
     }
   }
 

@@ -1,0 +1,69 @@
+/**
+ * Files the CLI writes (`run --trace-out`, `report --out`): checked before the run, so a
+ * path that cannot be written is found in a moment rather than after a long run, and
+ * written whole or not at all (to a temporary name beside it, renamed into place), so a
+ * full disk never leaves a file that looks complete.
+ */
+import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/** Why `path` cannot be written, as a phrase after the flag (`... is a directory`), or null. */
+export function checkOutputPath(path: string): string | null {
+  const abs = resolve(path);
+  try {
+    const st = statSync(abs);
+    if (st.isDirectory()) return `${path} is a directory`;
+    accessSync(abs, constants.W_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') return `${path} cannot be written (${code ?? 'error'})`;
+  }
+  const dir = dirname(abs);
+  try {
+    if (!statSync(dir).isDirectory()) return `${path}: ${dirname(path)} is not a directory`;
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `${path}: no directory ${dirname(path)}` : `${path}: ${dirname(path)} cannot be written (${code ?? 'error'})`;
+  }
+  // Root passes access checks a read-only file system still refuses: try it.
+  const probe = `${abs}.tierscope-probe-${process.pid}`;
+  try {
+    writeFileSync(probe, '');
+  } catch (e) {
+    return `${path} cannot be written (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  rmSync(probe, { force: true });
+  return null;
+}
+
+/** Writes `text` to `path` whole or not at all; why it could not, as a phrase, or null. */
+export function writeWhole(path: string, text: string | Uint8Array): string | null {
+  const abs = resolve(path);
+  let special = false;
+  try {
+    special = !statSync(abs).isFile();
+  } catch {
+    special = false;
+  }
+  if (special) {
+    // A device or a pipe (/dev/stdout, a FIFO): written to as it is, never replaced.
+    try {
+      writeFileSync(abs, text);
+      return null;
+    } catch (e) {
+      return `${path} could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+    }
+  }
+  const partial = `${abs}.partial-${process.pid}`;
+  try {
+    writeFileSync(partial, text);
+    renameSync(partial, abs);
+    return null;
+  } catch (e) {
+    rmSync(partial, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    return `${path} could not be written (${code ?? (e as Error).message}); nothing was left there`;
+  }
+}
