@@ -51,7 +51,12 @@ const onlyAt = argv.indexOf('--only');
 const PARTS = ['kernel', 'xstate', 'scaling', 'seeking', 'memory', 'page', 'stores'] as const;
 type Part = (typeof PARTS)[number];
 const only = new Set<string>(onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : PARTS);
-for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`--only: unknown part ${p}; parts are ${PARTS.join(', ')}`);
+for (const p of only) {
+  if (!(PARTS as readonly string[]).includes(p)) {
+    process.stderr.write(`bench: --only: unknown part "${p}"; the parts are ${PARTS.join(', ')}\n`);
+    process.exit(2);
+  }
+}
 
 /** Sizes: the real benchmark, or the smoke (seconds, for CI). */
 const SIZE = smoke

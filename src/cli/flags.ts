@@ -41,6 +41,9 @@ export interface Flags {
   maxMessages?: number;
 }
 
+/** The most worker threads `explore` starts (each holds a whole model in memory). */
+export const MAX_WORKERS = 64;
+
 /** Options only `report` takes: elsewhere they stay unknown options, as before. */
 const REPORT_ONLY = new Set(['--format', '--chapter', '--out', '--from', '--to', '--max-messages']);
 
@@ -101,7 +104,10 @@ export function parseFlags(args: string[], command?: string): Flags {
         const v = value();
         if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000_000) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
         if (a === '--seeds') f.seeds = Number(v);
-        else if (a === '--workers') f.workers = Number(v);
+        else if (a === '--workers') {
+          if (Number(v) > MAX_WORKERS) throw new UsageError(`--workers expects at most ${MAX_WORKERS} (each is a thread with its own model), got ${v}`);
+          f.workers = Number(v);
+        }
         else f.maxSteps = Number(v);
         break;
       }
