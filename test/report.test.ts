@@ -325,7 +325,7 @@ describe('CLI report', () => {
     [['report', 'no-such-file'], /^no-such-file: 1 problem\n {2}\(file\): no-such-file: no such file/],
     [['report'], /^tierscope: report needs a FILE or --chapter ID\. See --help\.$/],
     [['report', 'kip1023-bootstrap', '--from', '9', '--to', '2'], /^tierscope: --from 9 is after --to 2\. See --help\.$/],
-    [['report', 'kip1023-bootstrap', '--out', join('/nonexistent-dir', 'x.md')], /^report: cannot write \/nonexistent-dir\/x\.md: ENOENT$/],
+    [['report', 'kip1023-bootstrap', '--out', join('/nonexistent-dir', 'x.md')], /^report: --out \/nonexistent-dir\/x\.md: no directory \/nonexistent-dir$/],
     [['run', 'kip1023-bootstrap', '--format', 'md'], /^tierscope: unknown option --format\. See --help\.$/],
   ])('%j exits 2 with one clear message', async (argv, message) => {
     const r = await cli(...argv);

@@ -3,7 +3,7 @@
  * `conformance`, `explore`, `list`, `validate`, `report`, `--help`.
  * Exit codes (exit.ts): 0 ok; 2 bad input; 3 an external store failed; 129 an invariant was violated.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scenario } from '../../core/scenario/types.js';
@@ -23,6 +23,7 @@ import { HELP } from './help.js';
 import { type Flags, type Io, UsageError, parseFlags } from './flags.js';
 import { SCENARIO_DIR, listScenarios, loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 import { cmdRun } from './run.js';
+import { checkOutputPath, writeWhole } from './output-file.js';
 
 export { EXIT } from './exit.js';
 export { SCENARIO_DIR, listScenarios, loadScenario, resolveScenarioPath } from './scenarios.js';
@@ -101,10 +102,17 @@ async function cmdExplore(flags: Flags, io: Io): Promise<number> {
   const f = report.failure;
   let replay: { file: string; command: string; url: string } | null = null;
   if (f !== null) {
-    mkdirSync('explore-failures', { recursive: true });
     const file = join('explore-failures', `${f.scenario}-seed-${f.seed}.json`);
     const text = JSON.stringify(toScenarioFile(f.scenarioObject), null, 2);
-    writeFileSync(file, text + '\n');
+    let bad: string | null;
+    try {
+      mkdirSync('explore-failures', { recursive: true });
+      bad = writeWhole(file, text + '\n');
+    } catch (e) {
+      bad = `explore-failures cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+    }
+    // The finding is still printed below; only its saved copy is missing.
+    if (bad !== null) io.err(`explore: could not save the failing run: ${bad}`);
     replay = { file, command: `npm run sim -- run ${file} --seed ${f.seed}`, url: `http://localhost:5173/?${encodeUrlState({ source: text, seed: f.seed, actions: [] })}` };
   }
   if (flags.json) {
@@ -160,6 +168,10 @@ function cmdReport(flags: Flags, io: Io): number {
   }
   const loaded = loadScenario(file);
   if (!loaded.ok) return printProblems(io, file, loaded.problems, false), EXIT.badInput;
+  if (flags.out !== undefined) {
+    const bad = checkOutputPath(flags.out);
+    if (bad !== null) return io.err(`report: --out ${bad}`), EXIT.badInput;
+  }
   const path = resolveScenarioPath(file);
   const bundled = bundledName(path);
   const seed = flags.seed ?? loaded.scenario.seed;
@@ -183,12 +195,8 @@ function cmdReport(flags: Flags, io: Io): number {
   }
   const text = renderReport(report, format);
   if (flags.out !== undefined) {
-    try {
-      writeFileSync(flags.out, text);
-    } catch (e) {
-      io.err(`report: cannot write ${flags.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      return EXIT.badInput;
-    }
+    const bad = writeWhole(flags.out, text);
+    if (bad !== null) return io.err(`report: --out ${bad}`), EXIT.storeFailed;
     if (process.stderr.isTTY === true) process.stderr.write(`wrote ${flags.out} (${format}, ${text.length} characters)\n`);
   } else {
     io.out(text.replace(/\n$/, ''));
