@@ -16,44 +16,12 @@ import { formatBytes, formatMs } from '../util/format.js';
 import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
 import { CHAPTERS } from './chapters.js';
 import type { Report } from './types.js';
+import { code, mdHeading, mdInline, mdParagraph, safeUrl } from './md-inline.js';
 
 // ---------------------------------------------------------------------------------
-// Markdown text
+// Markdown text (md-inline.ts: escaping, code spans, identifiers as code)
 
-/**
- * Kafka identifiers shown as code: error and state names (`OFFSET_OUT_OF_RANGE`), dotted
- * config names, internal topics, object keys, method calls (`truncateFullyAndStartAt(150)`).
- */
-const CODE = /(\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b(?:LATEST|EARLIEST)\b|\b[a-z][a-z0-9]*(?:\.[a-z0-9]+){2,}\b|(?<![\w])__[a-z][a-z_]*|[\w.-]+\/[\w.-]+\.[A-Za-z_]+\b|\b[a-z]+[A-Z][A-Za-z]*\([^()\s]*\))/g;
-
-/** Prose outside code: the characters GFM would read as markup, escaped. */
-function escapeProse(s: string): string {
-  return s
-    .replace(/([\\`*~])/g, '\\$1')
-    .replace(/(^|[^A-Za-z0-9])_/g, '$1\\_')
-    .replace(/&(?=#?\w+;)/g, '&amp;')
-    .replace(/<(?=[A-Za-z/!?])/g, '&lt;');
-}
-
-/** Inline Markdown for a line of model text: identifiers as code, the rest escaped, one line. */
-export function mdInline(text: string): string {
-  const s = text.replace(/\s+/g, ' ').trim();
-  let out = '';
-  let at = 0;
-  for (const m of s.matchAll(CODE)) {
-    out += escapeProse(s.slice(at, m.index));
-    out += '`' + m[0] + '`';
-    at = m.index + m[0].length;
-  }
-  out += escapeProse(s.slice(at));
-  return out;
-}
-
-/** A paragraph of prose: inline, and a first character that would start a block escaped. */
-function mdParagraph(text: string): string {
-  const s = mdInline(text);
-  return s.replace(/^([#>+=-]|\d+[.)])/, '\\$1');
-}
+export { mdInline };
 
 /** A table cell: one line, pipes escaped (GFM needs that inside code spans too). */
 export function mdCell(s: string): string {
@@ -65,8 +33,6 @@ export function mdTable(header: string[], rows: string[][], align?: Array<'left'
   const rule = `| ${header.map((_, i) => ((align?.[i] ?? 'left') === 'right' ? '---:' : '---')).join(' | ')} |`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
-
-const code = (s: string) => '`' + s + '`';
 
 // ---------------------------------------------------------------------------------
 // Figures (the same wording as `compare`)
@@ -137,7 +103,7 @@ function setupSection(r: Report): string[] {
   const zones = (r.run.config.zones as string[] | undefined) ?? [];
   const distinct = [...new Set(zones)];
   const zoneText = distinct.length <= 1 ? `all in zone ${distinct[0] ?? 'a'}` : zones.map((z, i) => `broker ${i} in zone ${z}`).join(', ');
-  out.push(`- ${s.brokers} brokers, ${zoneText}.`);
+  out.push(`- ${s.brokers} brokers, ${mdInline(zoneText)}.`);
   for (const t of s.topics) {
     const reps = t.replicas.map((rs, p) => `${t.name}-${p} on [${rs.join(', ')}], leader ${rs[0]}`).join('; ');
     out.push(`- Topic ${code(t.name)}: ${t.partitions} partition${t.partitions === 1 ? '' : 's'} (${mdInline(reps)}).`);
@@ -175,7 +141,7 @@ function configSection(r: Report): string[] {
   }
   const changed = (topic: string, k: string) => {
     const list = [...(changes.get(`${topic}|${k}`) ?? []), ...(topic !== '' ? (changes.get(`|${k}`) ?? []) : [])];
-    return list.length > 0 ? `, then ${list.join(', then ')}` : '';
+    return list.length > 0 ? mdInline(`, then ${list.join(', then ')}`) : '';
   };
   // The KIP-1023 switch always shows: whether it is on is the first question a reviewer asks.
   for (const [k, spec] of Object.entries(BROKER_CONFIGS)) {
@@ -322,7 +288,7 @@ function invariantsSection(r: Report): string[] {
     out.push(`All ${INVARIANTS.length} invariants held throughout the run: ${INVARIANTS.map((i) => i.title).join('; ')}.`);
   } else {
     out.push(`${v.length} violation${v.length === 1 ? '' : 's'} in this run:`, '');
-    out.push(mdTable(['t', 'Invariant', 'What failed'], v.map((x) => [formatMs(x.atMs), code(x.invariant), x.message])));
+    out.push(mdTable(['t', 'Invariant', 'What failed'], v.map((x) => [formatMs(x.atMs), code(x.invariant), mdInline(x.message)])));
   }
   const others = (r.comparison?.modes ?? []).filter((m) => m.violations > 0);
   if (others.length > 0) out.push('', `In the comparison, ${others.map((m) => `${m.mode} had ${m.violations}`).join(', ')}; run ${code(`npm run sim -- compare ${r.scenarioRef} --seed ${r.seed} --json`)} for the details.`);
@@ -339,13 +305,13 @@ function footer(r: Report): string[] {
     r.actions.length > 0 ? `- Reproduce the scenario as written, without the walkthrough actions: ${code(r.command)}` : `- Reproduce the run: ${code(r.command)}`,
     `- This report: ${code(r.reportCommand)}`,
   ];
-  if (r.walkthroughUrl !== null) out.push(`- Walkthrough (after ${code('npm start')}): <${r.walkthroughUrl}>`);
+  if (r.walkthroughUrl !== null) out.push(`- Walkthrough (after ${code('npm start')}): ${safeUrl(r.walkthroughUrl) ? `<${r.walkthroughUrl}>` : code(r.walkthroughUrl)}`);
   out.push('');
   return out;
 }
 
 export function renderMarkdown(r: Report): string {
-  const out: string[] = [`# ${mdInline(r.scenario.name)}`, ''];
+  const out: string[] = [`# ${mdHeading(r.scenario.name)}`, ''];
   if (r.chapter) {
     const c = r.chapter.chapter;
     const n = CHAPTERS.findIndex((x) => x.id === c.id) + 1;

@@ -309,12 +309,34 @@ export function sequenceItems(trace: readonly TraceEntry[], opts: SequenceOption
 }
 
 /**
+ * Every run of whitespace that holds a line break as one space, in one pass. The same as
+ * replacing the matches of `\s*[\r\n]+\s*` (flag g) with a space, without that expression's
+ * backtracking: from every space of a long run of spaces it scanned to the run's end, and
+ * 100,000 spaces took 17 s.
+ */
+function joinLines(s: string): string {
+  let out = '';
+  let k = 0;
+  while (k < s.length) {
+    if (!/\s/.test(s[k])) {
+      out += s[k++];
+      continue;
+    }
+    const from = k;
+    let lineBreak = false;
+    for (; k < s.length && /\s/.test(s[k]); k++) if (s[k] === '\n' || s[k] === '\r') lineBreak = true;
+    out += lineBreak ? ' ' : s.slice(from, k);
+  }
+  return out;
+}
+
+/**
  * Text inside a Mermaid message or note: no line breaks, and the characters Mermaid reads
  * as syntax (`;` ends a statement, `#` starts an entity, `<` `>` are HTML) as entity codes.
  */
 export function mermaidText(s: string): string {
   let out = '';
-  for (const ch of s.replace(/\s*[\r\n]+\s*/g, ' ').trim()) {
+  for (const ch of joinLines(s).trim()) {
     if (ch === '#') out += '#35;';
     else if (ch === ';') out += '#59;';
     else if (ch === '<') out += '#lt;';
