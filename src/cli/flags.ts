@@ -22,6 +22,7 @@ export interface Flags {
   walBucket?: string;
   prefix?: string;
   s3Endpoint?: string;
+  s3TimeoutMs?: number;
   forcePathStyle: boolean;
   createBuckets: boolean;
   traceOut?: string;
@@ -140,6 +141,12 @@ export function parseFlags(args: string[], command?: string): Flags {
       case '--s3-endpoint':
         f.s3Endpoint = value();
         break;
+      case '--s3-timeout-ms': {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 86_400_000) throw new UsageError(`--s3-timeout-ms expects a whole number of milliseconds from 1 to 86400000, got "${v}"`);
+        f.s3TimeoutMs = Number(v);
+        break;
+      }
       case '--format': {
         const v = value();
         if (!(REPORT_FORMATS as readonly string[]).includes(v)) throw new UsageError(`--format expects ${REPORT_FORMATS.join(', ')}, got "${v}"`);

@@ -31,8 +31,13 @@ Options:
   --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
   --bucket NAME        with --store s3: the bucket (credentials: the AWS SDK's default chain)
   --wal-bucket NAME    the bucket of the WAL's fast store (e.g. S3 Express One Zone)
-  --prefix P           a key prefix inside the buckets
+  --prefix P           a key prefix inside the buckets (segments separated by single
+                       slashes: no "..", ".", leading "/", "//", backslash or control
+                       character)
   --s3-endpoint URL    an S3-compatible endpoint (also AWS_ENDPOINT_URL_S3); region: AWS_REGION
+  --s3-timeout-ms N    the longest one S3 request may take, its 3 attempts included
+                       (default 30000; connecting: 5000 an attempt); past it the request
+                       fails as timed out, a store failure (see --store-failures)
   --force-path-style   path-style addressing, for S3-compatible servers
   --create-buckets     create missing buckets
   --latency model|measured

@@ -4,7 +4,7 @@ import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { formatUsd } from '../../core/util/format.js';
 import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
-import { S3ObjectStore } from '../stores/s3-store.js';
+import { S3ObjectStore, badPrefix } from '../stores/s3-store.js';
 import { describeFailure, type StoreFailures } from '../stores/failure.js';
 import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
@@ -19,6 +19,7 @@ const STORE_FLAGS: Array<{ flag: string; set: (f: Flags) => boolean; stores: str
   { flag: '--wal-bucket', set: (f) => f.walBucket !== undefined, stores: ['s3'] },
   { flag: '--prefix', set: (f) => f.prefix !== undefined, stores: ['s3'] },
   { flag: '--s3-endpoint', set: (f) => f.s3Endpoint !== undefined, stores: ['s3'] },
+  { flag: '--s3-timeout-ms', set: (f) => f.s3TimeoutMs !== undefined, stores: ['s3'] },
   { flag: '--force-path-style', set: (f) => f.forcePathStyle, stores: ['s3'] },
   { flag: '--create-buckets', set: (f) => f.createBuckets, stores: ['s3'] },
   { flag: '--latency', set: (f) => f.latency !== 'model', stores: ['fs', 's3'] },
@@ -56,12 +57,16 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     }
   }
   if (flags.store === 's3') {
+    // Checked before any request: a prefix with `..` would leave the bucket's folder on servers that keep objects as files.
+    const badPrefixWhy = badPrefix(flags.prefix ?? '');
+    if (badPrefixWhy !== null) throw new UsageError(`--prefix ${badPrefixWhy}: use segments separated by single slashes, e.g. tierscope/runs/`);
     const s3 = new S3ObjectStore({
       bucket: flags.bucket!,
       ...(flags.walBucket ? { walBucket: flags.walBucket } : {}),
       ...(flags.prefix ? { prefix: flags.prefix } : {}),
       ...(flags.s3Endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ? { endpoint: flags.s3Endpoint ?? process.env.AWS_ENDPOINT_URL_S3 } : {}),
       forcePathStyle: flags.forcePathStyle,
+      ...(flags.s3TimeoutMs !== undefined ? { timeoutMs: flags.s3TimeoutMs } : {}),
     });
     try {
       await s3.check(flags.createBuckets);

@@ -6,9 +6,12 @@
  *
  * Asynchronous: the kernel awaits each request before its next step, and latencies come
  * from the model, so a run on S3 prints the same JSON as in memory. A request that still
- * fails after the SDK's bounded retries comes back as a failed operation (the model then
- * cleans up and retries, or backs off), never as a crash. Credentials follow the SDK's
- * default chain and are never printed.
+ * fails after the SDK's bounded retries (3 attempts), or gets no answer within its time
+ * (`timeoutMs`, retries included), is recorded in `failures` with its cause (connection
+ * refused by host:port, timed out after N ms, HTTP status and S3 error code) and comes back
+ * as a failed operation, never as a crash: the CLI stops there by default, or lets the
+ * model clean up and retry (`--store-failures fault`). Credentials follow the SDK's default
+ * chain and are never printed.
  */
 import {
   CreateBucketCommand,
@@ -32,11 +35,115 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean;
   /** Attempts per request, the SDK's retries included (default 3). */
   maxAttempts?: number;
+  /**
+   * The longest one request may take, its retries included, before it fails as timed out
+   * (default S3_TIMEOUT_MS). A GET's body counts: the time runs until its last byte.
+   */
+  timeoutMs?: number;
+  /** The longest one attempt may take to connect (default S3_CONNECT_TIMEOUT_MS, or timeoutMs if shorter). */
+  connectTimeoutMs?: number;
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
+/** A request's time, retries included, unless `timeoutMs` says otherwise. */
+export const S3_TIMEOUT_MS = 30_000;
+/** One attempt's time to connect. */
+export const S3_CONNECT_TIMEOUT_MS = 5_000;
+
 /** Why an S3 store cannot be used: one line, without secrets. */
 export class S3SettingsError extends Error {}
+
+/**
+ * Why a key prefix is refused, or null. Servers that keep objects as files (s3rver, MinIO
+ * in filesystem mode, a gateway to a disk) map `a/../b` to a path, so a prefix must not
+ * leave its folder: no `.` or `..` segment, no leading `/`, no empty segment (`a//b`), no
+ * backslash (a separator on Windows) and no control character. A trailing `/` is the usual
+ * way to end one (`tierscope/`).
+ */
+export function badPrefix(prefix: string): string | null {
+  if (prefix === '') return null;
+  const why = badKeyPart(prefix.endsWith('/') ? prefix.slice(0, -1) : prefix);
+  return why === null ? null : `"${printable(prefix)}" ${why}`;
+}
+
+/** Why a key (or a part of one, without a trailing `/`) is unsafe as a path, or null. */
+function badKeyPart(key: string): string | null {
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(key)) return 'has a control character';
+  if (key.includes('\\')) return 'has a backslash';
+  if (key.startsWith('/')) return 'starts with /';
+  for (const seg of key.split('/')) {
+    if (seg === '') return 'has an empty segment (//)';
+    if (seg === '.' || seg === '..') return `has a "${seg}" segment`;
+  }
+  return null;
+}
+
+function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** A request that got no answer in time: `timeoutMs` passed, retries included. */
+class S3Timeout extends Error {
+  override name = 'S3Timeout';
+  /** `inBody`: the answer had begun (a GET's headers came, its body stopped). */
+  constructor(
+    readonly ms: number,
+    readonly inBody = false,
+  ) {
+    super(`timed out after ${ms} ms`);
+  }
+}
+
+/** An S3 error as a short label for the trace and a one-line cause for the report. */
+export function describeS3Error(e: unknown, host: string): { error: string; cause: string } {
+  if (e instanceof S3Timeout) return { error: `S3 timeout after ${e.ms} ms`, cause: `timed out after ${e.ms} ms waiting for ${host} (${e.inBody ? 'the body of its answer stopped coming' : 'no answer'})` };
+  const err = (e ?? {}) as { name?: string; code?: string; message?: string; address?: string; port?: number; $metadata?: { httpStatusCode?: number; attempts?: number }; $fault?: string };
+  const attempts = err.$metadata?.attempts ?? 1;
+  const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+  const at = err.address ? `${err.address}${err.port ? `:${err.port}` : ''}` : host;
+  const net: Record<string, [string, string]> = {
+    ECONNREFUSED: ['connection refused', `connection refused by ${at}`],
+    ECONNRESET: ['connection reset', `connection reset by ${at}`],
+    EPIPE: ['connection closed', `connection closed by ${at} while sending`],
+    ETIMEDOUT: ['connect timeout', `connecting to ${at} timed out`],
+    EHOSTUNREACH: ['host unreachable', `host ${at} unreachable`],
+    ENETUNREACH: ['network unreachable', `network unreachable for ${at}`],
+    ENOTFOUND: ['host not found', `host name of ${host} not found`],
+    EAI_AGAIN: ['host not found', `host name of ${host} could not be resolved now`],
+  };
+  if (err.code && net[err.code]) {
+    const [short, long] = net[err.code];
+    return { error: `S3 ${short} (${err.code})`, cause: `${long} (${err.code})${tries}` };
+  }
+  const message = scrub(err.message ?? '');
+  if (err.name === 'TimeoutError' && /did not establish a connection/.test(message)) {
+    const ms = /(\d+) ms/.exec(message)?.[1];
+    return { error: `S3 connect timeout${ms ? ` after ${ms} ms` : ''}`, cause: `could not connect to ${host}${ms ? ` within ${ms} ms` : ''}${tries}` };
+  }
+  if (err.name === 'TimeoutError') {
+    const ms = /(\d+) ms/.exec(message)?.[1];
+    return { error: `S3 timeout${ms ? ` after ${ms} ms` : ''}`, cause: `timed out${ms ? ` after ${ms} ms` : ''} waiting for ${host} (the socket went silent)${tries}` };
+  }
+  const status = err.$metadata?.httpStatusCode;
+  if (status !== undefined) {
+    // An answer without an S3 error code (a proxy's HTML page, a HEAD's empty body) leaves the SDK guessing a name.
+    const named = err.name !== undefined && !/^(Unknown|UnknownError|\d+)$/.test(err.name);
+    const code = named ? err.name! : 'no S3 error code';
+    const text = message !== '' && message !== err.name && !/^(Unknown|UnknownError)$/.test(message) ? `: ${message}` : '';
+    return { error: named ? `S3 ${err.name} (HTTP ${status})` : `S3 HTTP ${status}`, cause: `HTTP ${status} from ${host}, ${code}${text}${tries}` };
+  }
+  const what = err.code ?? err.name ?? 'error';
+  return { error: `S3 ${what}`, cause: `${what}${message !== '' && message !== what ? `: ${message}` : ''} (${host})${tries}` };
+}
+
+/** Whatever might carry a secret in an error message: signatures, credentials, session tokens. */
+function scrub(s: string): string {
+  return s
+    .replace(/((?:X-Amz-)?(?:Signature|Credential|Security-Token|SignatureProvided)=)[^&\s,"]+/gi, '$1…')
+    .replace(/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, '…');
+}
 
 export class S3ObjectStore implements ObjectStoreBackend {
   private client: S3Client;
@@ -66,14 +173,91 @@ export class S3ObjectStore implements ObjectStoreBackend {
     if (this.spare.length > 4) this.spare.sort((a, b) => b.length - a.length).length = 4;
   }
 
+  private readonly timeoutMs: number;
+  /** The host each bucket's requests go to (seen by the client as it builds them), for causes. */
+  private readonly hosts = new Map<string, string>();
+
   constructor(private readonly opts: S3StoreOptions) {
+    const bad = badPrefix(opts.prefix ?? '');
+    if (bad !== null) throw new S3SettingsError(`prefix ${bad}`);
+    this.timeoutMs = opts.timeoutMs ?? S3_TIMEOUT_MS;
     this.client = new S3Client({
       region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
       forcePathStyle: opts.forcePathStyle ?? false,
       maxAttempts: opts.maxAttempts ?? 3,
+      // Without these, an endpoint that accepts connections and never answers holds a
+      // request (and the run) for ever. The whole request's time is bounded in `call`.
+      requestHandler: {
+        connectionTimeout: Math.min(opts.connectTimeoutMs ?? S3_CONNECT_TIMEOUT_MS, this.timeoutMs),
+        socketTimeout: this.timeoutMs,
+      },
       ...(opts.credentials ? { credentials: opts.credentials } : {}),
     });
+    this.client.middlewareStack.add(
+      (next) => (args) => {
+        const r = args.request as { hostname?: string; port?: number };
+        const bucket = (args.input as { Bucket?: string }).Bucket;
+        if (bucket !== undefined && r.hostname && !this.hosts.has(bucket)) this.hosts.set(bucket, `${r.hostname}${r.port ? `:${r.port}` : ''}`);
+        return next(args);
+      },
+      { step: 'build', name: 'tierscopeRequestHost' },
+    );
+  }
+
+  /** Where a bucket's requests go, as host[:port] (before the first request: the endpoint, or S3 in the region). */
+  private hostOf(bucket: string): string {
+    const seen = this.hosts.get(bucket);
+    if (seen !== undefined) return seen;
+    if (this.opts.endpoint) {
+      try {
+        return new URL(this.opts.endpoint).host;
+      } catch {
+        return 'the endpoint';
+      }
+    }
+    return `S3 in ${this.opts.region ?? process.env.AWS_REGION ?? 'us-east-1'}`;
+  }
+
+  /**
+   * One request, its retries and (for a GET) its body, bounded by `timeoutMs`: past it the
+   * request is aborted and fails as an S3Timeout.
+   */
+  private async call<T>(work: (abortSignal: AbortSignal) => Promise<T>, phase = { inBody: false }): Promise<T> {
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const e = new S3Timeout(this.timeoutMs, phase.inBody);
+        abort.abort(e);
+        reject(e);
+      }, this.timeoutMs);
+    });
+    const done = work(abort.signal);
+    try {
+      return await Promise.race([done, deadline]);
+    } finally {
+      clearTimeout(timer);
+      // The aborted request rejects later; that answer is already given.
+      done.catch(() => {});
+    }
+  }
+
+  private async getBytes(Bucket: string, Key: string, Range?: string): Promise<Uint8Array> {
+    const phase = { inBody: false };
+    return this.call(async (abortSignal) => {
+      const out = await this.client.send(new GetObjectCommand({ Bucket, Key, ...(Range ? { Range } : {}) }), { abortSignal });
+      phase.inBody = true;
+      const body = out.Body!;
+      // An abort after the headers must stop the body too.
+      const stop = () => (body as { destroy?: (e?: Error) => void }).destroy?.(new S3Timeout(this.timeoutMs));
+      abortSignal.addEventListener('abort', stop, { once: true });
+      try {
+        return new Uint8Array(await body.transformToByteArray());
+      } finally {
+        abortSignal.removeEventListener('abort', stop);
+      }
+    }, phase);
   }
 
   private bucketOf(store: StoreName): string {
@@ -89,17 +273,21 @@ export class S3ObjectStore implements ObjectStoreBackend {
     const buckets = [...new Set([this.opts.bucket, this.opts.walBucket].filter((b): b is string => !!b))];
     for (const bucket of buckets) {
       try {
-        await this.client.send(new HeadBucketCommand({ Bucket: bucket }));
+        await this.call((abortSignal) => this.client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal }));
       } catch (e) {
-        const err = e as { name?: string; $metadata?: { httpStatusCode?: number }; message?: string; code?: string };
+        const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
         const status = err.$metadata?.httpStatusCode;
         if ((status === 404 || err.name === 'NotFound' || err.name === 'NoSuchBucket') && createBuckets) {
-          await this.client.send(new CreateBucketCommand({ Bucket: bucket }));
+          try {
+            await this.call((abortSignal) => this.client.send(new CreateBucketCommand({ Bucket: bucket }), { abortSignal }));
+          } catch (c) {
+            throw new S3SettingsError(`cannot create bucket "${bucket}": ${describeS3Error(c, this.hostOf(bucket)).cause}`);
+          }
           continue;
         }
         if (status === 404 || err.name === 'NotFound') throw new S3SettingsError(`bucket "${bucket}" does not exist (use --create-buckets to create it)`);
         if (status === 403) throw new S3SettingsError(`access to bucket "${bucket}" was denied: check the credentials`);
-        throw new S3SettingsError(`cannot reach S3 for bucket "${bucket}": ${err.code ?? err.name ?? 'error'} ${err.message ?? ''}`.trim());
+        throw new S3SettingsError(`cannot reach S3 for bucket "${bucket}": ${describeS3Error(e, this.hostOf(bucket)).cause}`);
       }
     }
   }
@@ -110,16 +298,24 @@ export class S3ObjectStore implements ObjectStoreBackend {
 
   async executeAsync(req: ObjectStoreRequest): Promise<ObjectStoreResult> {
     const Bucket = this.bucketOf(req.store);
+    // The model makes its keys; one that would leave the prefix's folder is refused unsent.
+    const unsafe = badKeyPart(req.op === 'list' ? req.prefix.replace(/\/$/, '') || 'x' : req.key);
+    if (unsafe !== null) return this.failures.record(req, `refused to send: the key ${unsafe}`, 'S3 unsafe key');
     try {
       switch (req.op) {
         case 'put': {
           let lent: Uint8Array | undefined;
           const Body = encodeObject(req.key, req.object, this.indexes, (size) => (lent = this.lend(size)));
+          let timedOut = false;
           try {
-            await this.client.send(new PutObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), Body }));
+            await this.call((abortSignal) => this.client.send(new PutObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), Body }), { abortSignal }));
+          } catch (e) {
+            timedOut = e instanceof S3Timeout;
+            throw e;
           } finally {
-            // The SDK is done with the body once the request has completed (retries included).
-            if (lent !== undefined) this.giveBack(lent);
+            // The SDK is done with the body once the request has completed (retries included);
+            // after a timeout it may still hold it, so that buffer is not lent again.
+            if (lent !== undefined && !timedOut) this.giveBack(lent);
           }
           this.stats.puts++;
           return { ok: true, bytes: req.object.bytes };
@@ -128,20 +324,18 @@ export class S3ObjectStore implements ObjectStoreBackend {
           // A segment's batches through its offset index (cached, else fetched); a WAL chunk through the positions kept at write.
           let range = cachedRange(req, this.indexes);
           if (range && 'needIndex' in range) {
-            const index = await this.client.send(new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, range.needIndex) }));
-            range = rememberIndex(req, this.indexes, this.stats, range.needIndex, new Uint8Array(await index.Body!.transformToByteArray()));
+            const index = await this.getBytes(Bucket, this.keyOf(req.store, range.needIndex));
+            range = rememberIndex(req, this.indexes, this.stats, range.needIndex, index);
           }
-          const out = await this.client.send(
-            new GetObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), ...(range ? { Range: `bytes=${range.start}-${range.end ?? ''}` } : {}) }),
-          );
-          return readResult(req, new Uint8Array(await out.Body!.transformToByteArray()), range, this.stats);
+          const body = await this.getBytes(Bucket, this.keyOf(req.store, req.key), range ? `bytes=${range.start}-${range.end ?? ''}` : undefined);
+          return readResult(req, body, range, this.stats);
         }
         case 'delete':
-          await this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }));
+          await this.call((abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }), { abortSignal }));
           forgetIndex(this.indexes, req.key);
           return { ok: true, bytes: 0 };
         case 'list': {
-          const out = await this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix) }));
+          const out = await this.call((abortSignal) => this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix) }), { abortSignal }));
           const strip = this.keyOf(req.store, '');
           return { ok: true, bytes: 0, keys: (out.Contents ?? []).map((c) => (c.Key ?? '').slice(strip.length)).sort() };
         }
@@ -149,8 +343,8 @@ export class S3ObjectStore implements ObjectStoreBackend {
     } catch (e) {
       const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
       if (req.op === 'get' && (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
-      const error = `S3 ${err.name ?? 'error'}${err.$metadata?.httpStatusCode ? ` (HTTP ${err.$metadata.httpStatusCode})` : ''}`;
-      return this.failures.record(req, `${error}: ${(e as Error).message ?? ''}`, error);
+      const { error, cause } = describeS3Error(e, this.hostOf(Bucket));
+      return this.failures.record(req, cause, error);
     }
   }
 
