@@ -10,12 +10,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { marked } from 'marked';
 import mermaid from 'mermaid';
 import { afterAll, describe, expect, test } from 'vitest';
 import { CHAPTERS, findChapter } from '../core/report/chapters.js';
 import { mdCell, mdInline } from '../core/report/markdown.js';
 import { mermaidText, shortKey, toMermaid } from '../core/report/mermaid.js';
 import { buildReport, renderReport } from '../core/report/report.js';
+import { parseScenarioText } from '../core/scenario/parse.js';
 import type { TraceEntry } from '../core/sim/trace.js';
 import { main } from '../src/cli/main.js';
 import { loadBundled } from './support/run.js';
@@ -349,5 +351,72 @@ describe('CLI report', () => {
     for (const c of CHAPTERS) expect(t.out).toContain(`${c.id}\n    ${c.title}`);
     const j = JSON.parse((await cli('list', '--json')).out) as Array<Record<string, unknown>>;
     for (const s of j) expect(Object.keys(s)).toEqual(['file', 'name', 'description']);
+  });
+});
+
+/**
+ * A scenario whose text tries every way into the Markdown: HTML, links and images with
+ * script schemes, a link definition, autolinks, entities, emphasis, code-span breakouts
+ * in a zone name that ends up in a code span (model.clientZone), a table pipe, a heading's
+ * closing #. The report, rendered to HTML by a GFM renderer (marked, which mermaid brings
+ * along), holds only the elements the report writes itself and links only to http(s), and
+ * every hostile string shows as text.
+ */
+describe('hostile text in a scenario', () => {
+  const zone = 'a`<img src=x onerror=alert(1)>`';
+  const name = 'Evil <script>alert(1)</script> [x](javascript:alert(1)) #';
+  const description = [
+    '[d]: javascript:alert(3)',
+    '[click](javascript:alert(1)) ![i](data:text/html,<script>alert(1)</script>) <script>alert(2)</script>',
+    '[d] [y][d] <javascript:alert(4)> <http://x.example> `code` *em* __a_ (__b_) ~~s~~ &lt; &#x3C;b>',
+    '<!-- c --> <a href="vbscript:x">v</a> [f](file:///etc/passwd) [ok](https://example.com) | pipe',
+  ].join(' ');
+  const raw = {
+    name,
+    description,
+    seed: 1,
+    brokers: 2,
+    zones: [zone, 'z|o`ne'],
+    model: { clientZone: zone },
+    topics: [{ name: 'orders', partitions: 1, replicas: [[0, 1]], config: { 'remote.storage.enable': true },
+      initial: [{ partition: 0, leaderEpoch: 0, segments: [{ baseOffset: 0, endOffset: 99, tier: 'remote' }, { baseOffset: 100, endOffset: 199, tier: 'local' }] }] }],
+    timeline: [{ at: 0, addReplica: { topic: 'orders', partition: 0, broker: 1 } }],
+    until: 2000,
+  };
+  const parsed = parseScenarioText(JSON.stringify(raw), 'hostile.json');
+  if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('; '));
+  const report = buildReport(parsed.scenario, { modes: ['classic'], scenarioRef: 'my `evil` file.yaml', walkthroughUrl: 'javascript:alert(5)' });
+  const md = renderReport(report, 'md');
+  const doc = new DOMParser().parseFromString(`<body>${marked.parse(md, { gfm: true, async: false })}</body>`, 'text/html');
+  const text = doc.body.textContent ?? '';
+
+  test('the HTML holds only the elements the report writes, and links only to http(s)', () => {
+    const allowed = new Set(['BODY', 'H1', 'H2', 'H3', 'P', 'UL', 'OL', 'LI', 'CODE', 'STRONG', 'EM', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'HR', 'A', 'BLOCKQUOTE']);
+    const elements = [...doc.body.querySelectorAll('*')];
+    expect(elements.filter((e) => !allowed.has(e.tagName)).map((e) => e.outerHTML)).toEqual([]);
+    for (const e of elements) {
+      for (const attr of [...e.attributes]) {
+        if (e.tagName === 'A' && attr.name === 'href') expect(attr.value).toMatch(/^https?:\/\//);
+        else if ((e.tagName === 'TH' || e.tagName === 'TD') && attr.name === 'align') continue;
+        else expect.fail(`attribute ${attr.name}="${attr.value}" on ${e.tagName}`);
+      }
+    }
+    // What links there are: the bare http(s) addresses GFM links by itself.
+    expect([...doc.body.querySelectorAll('a')].map((a) => a.getAttribute('href'))).toContain('https://example.com');
+  });
+
+  test('every hostile string shows as the text it is', () => {
+    expect(doc.querySelector('h1')!.textContent).toBe(name);
+    // The description is one paragraph, its spaces as written, and no link definition ate it.
+    expect(doc.querySelector('h1')!.nextElementSibling!.textContent).toBe(description);
+    expect(text).toContain(`broker 0 in zone ${zone}, broker 1 in zone z|o\`ne.`);
+    const clientZone = [...doc.querySelectorAll('tr')].find((tr) => tr.querySelector('td')?.textContent === 'clientZone')!;
+    expect([...clientZone.querySelectorAll('td')].map((td) => td.textContent)).toEqual(['clientZone', 'model knob (not a Kafka config)', zone, ' ']);
+    expect(text).toContain("npm run sim -- run 'my `evil` file.yaml' --seed 1");
+    expect(text).toContain('Walkthrough (after npm start): javascript:alert(5)');
+  });
+
+  test('the tables stay well formed', () => {
+    expect(tableProblems(md)).toEqual([]);
   });
 });
