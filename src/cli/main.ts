@@ -271,8 +271,14 @@ const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fi
 if (isEntry) {
   hideNodeVersionWarning();
   const chunks: string[] = [];
-  void main(process.argv.slice(2), {
-    out: (s) => chunks.push(s),
-    err: (s) => process.stderr.write(s + '\n'),
-  }).then((code) => process.stdout.write(chunks.length ? chunks.join('\n') + '\n' : '', () => process.exit(code)));
+  // Everything printed goes through terminalSafe (terminal.ts): no escape sequence from a
+  // scenario reaches the terminal, and JSON keeps its value. Files (--out) are written as is.
+  void import('./terminal.js')
+    .then(({ terminalSafe }) =>
+      main(process.argv.slice(2), {
+        out: (s) => chunks.push(terminalSafe(s)),
+        err: (s) => process.stderr.write(terminalSafe(s) + '\n'),
+      }),
+    )
+    .then((code) => process.stdout.write(chunks.length ? chunks.join('\n') + '\n' : '', () => process.exit(code)));
 }
