@@ -8,13 +8,45 @@ import type { InputProblem } from './types.js';
 // ---------------------------------------------------------------------------
 // Limits
 
+// Every limit is documented, with its value and why, in docs/scenario-format.md ("Limits").
+// The work a scenario asks for (records, events, segments over the run) is estimated in
+// budget.ts against the limits there.
+
 export const MAX_BROKERS = 64;
+/** Partitions of one topic. */
 export const MAX_PARTITIONS = 1000;
 export const MAX_UNTIL_MS = 10_000_000_000;
 export const MAX_SEED = 0xffff_ffff;
 export const MAX_RECORDS_PER_EVENT = 10_000_000;
 /** Aliases allowed in one YAML document (stops "billion laughs" expansion). */
 export const MAX_YAML_ALIASES = 100;
+/**
+ * Characters of scenario text read: 128 KiB (the bundled scenarios are under 4 KB). The YAML
+ * reader takes about half a second for this much, on the page too.
+ */
+export const MAX_SCENARIO_CHARS = 131_072;
+/** Problems listed; the rest are counted in one last entry. */
+export const MAX_PROBLEMS = 100;
+/** Characters of `name`. */
+export const MAX_NAME_CHARS = 200;
+/** Characters of `description`. */
+export const MAX_DESCRIPTION_CHARS = 10_000;
+/** Characters of a zone name. */
+export const MAX_ZONE_CHARS = 100;
+/** Entries of `zones` (a zone per broker at most makes sense). */
+export const MAX_ZONES = MAX_BROKERS;
+/** Kafka's longest topic name (org.apache.kafka.common.internals.Topic.MAX_NAME_LENGTH). */
+export const MAX_TOPIC_NAME_CHARS = 249;
+/** Entries of `topics`. */
+export const MAX_TOPICS = 100;
+/** Partitions of all topics together. */
+export const MAX_TOTAL_PARTITIONS = 1000;
+/** Replicas of all partitions together (partitions x replication factor, summed). */
+export const MAX_TOTAL_REPLICAS = 4000;
+/** Entries of `timeline` as written (a repeated produce is one entry). */
+export const MAX_TIMELINE_ENTRIES = 10_000;
+/** Entries of one `initial[i].segments` or `initial[i].leaderEpochs`. */
+export const MAX_INITIAL_ENTRIES = 10_000;
 
 // ---------------------------------------------------------------------------
 // Small helpers
@@ -89,14 +121,50 @@ export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** A count for messages, digits grouped: 10,000,000. */
+export function num(n: number): string {
+  return COUNT.format(n);
+}
+
+/**
+ * The problems found so far: every one is counted, the first MAX_PROBLEMS are kept (a file
+ * with 100,000 bad events costs a count, not 100,000 messages).
+ */
 export class Problems {
   readonly items: InputProblem[] = [];
+  private total = 0;
   add(path: string, message: string): void {
-    this.items.push({ path, message });
+    this.total++;
+    if (this.items.length < MAX_PROBLEMS) this.items.push({ path, message });
   }
   get count(): number {
-    return this.items.length;
+    return this.total;
   }
+  /** The problems to report: the kept ones, and one entry counting the rest. */
+  list(): InputProblem[] {
+    return capProblems(this.items, this.total);
+  }
+}
+
+/**
+ * At most MAX_PROBLEMS of `problems` (of `total` found), and when some are left out a last
+ * entry at path '' saying how many.
+ */
+export function capProblems(problems: readonly InputProblem[], total = problems.length): InputProblem[] {
+  const shown = problems.slice(0, MAX_PROBLEMS);
+  const more = Math.max(total, problems.length) - shown.length;
+  if (more > 0) {
+    shown.push({ path: '', message: `... and ${num(more)} more problem${more === 1 ? '' : 's'} (only the first ${MAX_PROBLEMS} are listed)`, more });
+  }
+  return shown;
+}
+
+/** How many problems a list stands for: its entries, and those its last entry says were left out. */
+export function problemCount(problems: readonly InputProblem[]): number {
+  const last = problems[problems.length - 1];
+  return last?.more !== undefined ? problems.length - 1 + last.more : problems.length;
 }
 
 /** Internal error: a value that should have been validated is missing. */
@@ -166,13 +234,18 @@ export const boolC: Checker<boolean> = {
   },
 };
 
-export function stringC(opts: { nonEmpty?: boolean } = {}): Checker<string> {
+export function stringC(opts: { nonEmpty?: boolean; maxChars?: number } = {}): Checker<string> {
+  const max = opts.maxChars;
   const expect = opts.nonEmpty ? 'a non-empty string' : 'a string';
   return {
     expect,
     check(p, v, path) {
       if (typeof v !== 'string' || (opts.nonEmpty && v.trim() === '')) {
         p.add(path, `expected ${expect}, got ${describe(v)}`);
+        return undefined;
+      }
+      if (max !== undefined && v.length > max) {
+        p.add(path, `expected ${expect} of at most ${num(max)} characters, got ${num(v.length)} characters (docs/scenario-format.md, Limits)`);
         return undefined;
       }
       return v;
@@ -235,9 +308,14 @@ export function expectMap(p: Problems, v: unknown, path: string, what: string): 
   return undefined;
 }
 
-export function expectArray(p: Problems, v: unknown, path: string, what: string, nonEmpty: boolean): unknown[] | undefined {
+export function expectArray(p: Problems, v: unknown, path: string, what: string, nonEmpty: boolean, maxItems?: number): unknown[] | undefined {
   if (!Array.isArray(v) || (nonEmpty && v.length === 0)) {
     p.add(path, `expected ${what}, got ${describe(v)}`);
+    return undefined;
+  }
+  if (maxItems !== undefined && v.length > maxItems) {
+    // One problem for the whole array: its entries are not checked one by one.
+    p.add(path, `expected ${what} of at most ${num(maxItems)} entries, got ${num(v.length)} (docs/scenario-format.md, Limits)`);
     return undefined;
   }
   return v;

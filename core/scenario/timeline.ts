@@ -6,6 +6,7 @@
 import {
   MAX_PARTITIONS,
   MAX_RECORDS_PER_EVENT,
+  MAX_TIMELINE_ENTRIES,
   MAX_UNTIL_MS,
   Problems,
   boolC,
@@ -231,7 +232,7 @@ function setConfigAction(
 
 export function validateTimeline(p: Problems, v: unknown, until: number | undefined, ctx: ActionContext): TimelineEvent[] {
   const out: TimelineEvent[] = [];
-  const arr = expectArray(p, v, 'timeline', 'an array of events {at, <action>}', false);
+  const arr = expectArray(p, v, 'timeline', 'an array of events {at, <action>}', false, MAX_TIMELINE_ENTRIES);
   if (!arr) return out;
   const atRange: IntRange = until !== undefined
     ? { min: 0, max: until, note: `(ms; until: ${until})` }

@@ -6,7 +6,12 @@
 import type { ConfigValue } from '../domain/config.js';
 import {
   MAX_BROKERS,
+  MAX_INITIAL_ENTRIES,
   MAX_PARTITIONS,
+  MAX_TOPIC_NAME_CHARS,
+  MAX_TOPICS,
+  MAX_TOTAL_PARTITIONS,
+  MAX_TOTAL_REPLICAS,
   checkInt,
   checkKeys,
   describe,
@@ -19,17 +24,42 @@ import {
   keyPath,
   list,
   missing,
+  num,
   oneOfC,
   opt,
   plural,
   q,
   req,
 } from './checks.js';
-import type { IntRange, Problems } from './checks.js';
+import type { Checker, IntRange, Problems } from './checks.js';
 import { TOPIC_CONFIG_KEYS, validateConfigEntries } from './configs.js';
 import type { InitialPartitionState, InitialSegment, Tier, TopicSpec } from './types.js';
 
-const TOPIC_NAME_RE = /^[a-zA-Z0-9._-]{1,249}$/;
+/**
+ * Kafka's rules for a topic name (org.apache.kafka.common.internals.Topic.validate): not
+ * empty, not '.' or '..', at most 249 characters, only ASCII letters, digits, '.', '_'
+ * and '-'.
+ */
+const TOPIC_NAME_CHARS_RE = /^[a-zA-Z0-9._-]*$/;
+const TOPIC_NAME_EXPECT = `a topic name of 1 to ${MAX_TOPIC_NAME_CHARS} characters from a-z A-Z 0-9 . _ -, other than '.' and '..'`;
+
+const topicNameC: Checker<string> = {
+  expect: TOPIC_NAME_EXPECT,
+  check(p, v, path) {
+    let why: string | undefined;
+    if (typeof v !== 'string') why = `got ${describe(v)}`;
+    else if (v.length === 0) why = 'got an empty name';
+    else if (v === '.' || v === '..') why = `got ${describe(v)} (Kafka refuses '.' and '..': Topic.validate)`;
+    else if (v.length > MAX_TOPIC_NAME_CHARS) why = `got ${num(v.length)} characters (Kafka allows at most ${MAX_TOPIC_NAME_CHARS}: Topic.validate)`;
+    else if (!TOPIC_NAME_CHARS_RE.test(v)) {
+      const bad = [...v].find((c) => !TOPIC_NAME_CHARS_RE.test(c)) ?? '';
+      why = `got ${describe(v)}, which has ${JSON.stringify(bad)} (Kafka allows only a-z A-Z 0-9 . _ -: Topic.validate)`;
+    }
+    if (why === undefined) return v as string;
+    p.add(path, `expected ${TOPIC_NAME_EXPECT}, ${why}`);
+    return undefined;
+  },
+};
 
 const TOPIC_KEYS = ['name', 'partitions', 'replicas', 'config', 'initial'] as const;
 const INITIAL_KEYS = [
@@ -68,14 +98,14 @@ function validateReplicas(
   brokers: number | undefined,
 ): number[][] {
   const out: number[][] = [];
-  const arr = expectArray(p, v, path, 'an array with one array of broker ids per partition, e.g. [[0, 1]]', true);
+  const arr = expectArray(p, v, path, 'an array with one array of broker ids per partition, e.g. [[0, 1]]', true, MAX_PARTITIONS);
   if (!arr) return out;
   if (partitions !== undefined && arr.length !== partitions) {
     p.add(path, `expected ${plural(partitions, 'replica list')} (one per partition; partitions: ${partitions}), got ${arr.length}`);
   }
   arr.forEach((entry, i) => {
     const ep = indexPath(path, i);
-    const ids = expectArray(p, entry, ep, 'a non-empty array of distinct broker ids (the first is the leader)', true);
+    const ids = expectArray(p, entry, ep, 'a non-empty array of distinct broker ids (the first is the leader)', true, MAX_BROKERS);
     if (!ids) return;
     const seen = new Map<number, number>();
     const list: number[] = [];
@@ -112,7 +142,7 @@ function validateSegments(
   topicPath: string,
 ): SegmentsResult {
   const res: SegmentsResult = { segments: [], firstBase: undefined, lastEnd: undefined };
-  const arr = expectArray(p, v, path, 'a non-empty array of segments {baseOffset, endOffset, tier}, oldest first', true);
+  const arr = expectArray(p, v, path, 'a non-empty array of segments {baseOffset, endOffset, tier}, oldest first', true, MAX_INITIAL_ENTRIES);
   if (!arr) return res;
   let prevEnd: number | undefined;
   let prevIndex = -1;
@@ -192,7 +222,7 @@ function validateLeaderEpochs(
   lastEnd: number | undefined,
 ): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  const arr = expectArray(p, v, path, 'a non-empty array of [epoch, startOffset] pairs', true);
+  const arr = expectArray(p, v, path, 'a non-empty array of [epoch, startOffset] pairs', true, MAX_INITIAL_ENTRIES);
   if (!arr) return out;
   const range: IntRange = { min: firstBase ?? 0 };
   const notes: string[] = [];
@@ -248,7 +278,7 @@ function validateInitial(
   remoteEnable: boolean | undefined,
 ): InitialPartitionState[] {
   const out: InitialPartitionState[] = [];
-  const arr = expectArray(p, v, path, 'an array of initial partition states', false);
+  const arr = expectArray(p, v, path, 'an array of initial partition states', false, MAX_PARTITIONS);
   if (!arr) return out;
   const seen = new Map<number, number>();
   arr.forEach((entry, j) => {
@@ -311,23 +341,18 @@ export function validateTopics(
   infos: Map<string, TopicInfo>,
 ): TopicSpec[] {
   const out: TopicSpec[] = [];
-  const arr = expectArray(p, v, 'topics', 'a non-empty array of topics', true);
+  const arr = expectArray(p, v, 'topics', 'a non-empty array of topics', true, MAX_TOPICS);
   if (!arr) return out;
   const firstIndex = new Map<string, number>();
+  let totalPartitions = 0;
+  let totalReplicas = 0;
   arr.forEach((entry, i) => {
     const tp = indexPath('topics', i);
     const t = expectMap(p, entry, tp, 'a topic {name, partitions, replicas, ...}');
     if (!t) return;
     checkKeys(p, t, tp, TOPIC_KEYS);
 
-    let name = req(p, t, 'name', tp, {
-      expect: 'a topic name of 1 to 249 characters from a-z A-Z 0-9 . _ -',
-      check(pp, val, path) {
-        if (typeof val === 'string' && TOPIC_NAME_RE.test(val)) return val;
-        pp.add(path, `expected a topic name of 1 to 249 characters from a-z A-Z 0-9 . _ -, got ${describe(val)}`);
-        return undefined;
-      },
-    });
+    let name = req(p, t, 'name', tp, topicNameC);
     // Remember the name even if it is malformed, so the timeline does not also complain.
     const rawName = typeof t.name === 'string' ? t.name : undefined;
     if (name !== undefined) {
@@ -342,10 +367,21 @@ export function validateTopics(
 
     const partitions = req(p, t, 'partitions', tp, intC({ min: 1, max: MAX_PARTITIONS }));
     if (rawName !== undefined && !infos.has(rawName)) infos.set(rawName, { partitions });
+    if (partitions !== undefined) {
+      totalPartitions += partitions;
+      if (totalPartitions > MAX_TOTAL_PARTITIONS && totalPartitions - partitions <= MAX_TOTAL_PARTITIONS) {
+        p.add(keyPath(tp, 'partitions'), `expected at most ${num(MAX_TOTAL_PARTITIONS)} partitions in all topics together, got ${num(totalPartitions)} up to this topic (docs/scenario-format.md, Limits)`);
+      }
+    }
 
     const replicas = missing(p, t, 'replicas', tp, 'an array with one array of broker ids per partition, e.g. [[0, 1]]')
       ? []
       : validateReplicas(p, t.replicas, keyPath(tp, 'replicas'), partitions, brokers);
+    const replicaCount = replicas.reduce((n, r) => n + r.length, 0);
+    totalReplicas += replicaCount;
+    if (totalReplicas > MAX_TOTAL_REPLICAS && totalReplicas - replicaCount <= MAX_TOTAL_REPLICAS) {
+      p.add(keyPath(tp, 'replicas'), `expected at most ${num(MAX_TOTAL_REPLICAS)} replicas in all partitions together (partitions x replicas, summed over the topics), got ${num(totalReplicas)} up to this topic (docs/scenario-format.md, Limits)`);
+    }
 
     let config: Record<string, ConfigValue> = {};
     let remoteEnable: boolean | undefined = false;

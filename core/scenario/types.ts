@@ -80,6 +80,11 @@ export interface InputProblem {
   /** Where the problem is, e.g. `topics[0].initial[0].segments[2].baseOffset`. */
   path: string;
   message: string;
+  /**
+   * Only on the last entry of a list cut at MAX_PROBLEMS (path '', "... and N more
+   * problems"): how many were left out.
+   */
+  more?: number;
 }
 
 export type ParseResult =

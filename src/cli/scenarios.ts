@@ -1,8 +1,8 @@
 /** Scenario files for the CLI: a path or a bundled scenario's name, read and checked. */
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseScenarioText } from '../../core/scenario/parse.js';
+import { MAX_SCENARIO_CHARS, parseScenarioText, problemCount } from '../../core/scenario/parse.js';
 import type { InputProblem, Scenario } from '../../core/scenario/types.js';
 import type { Io } from './flags.js';
 
@@ -25,6 +25,12 @@ export function loadScenario(file: string): Loaded {
   const path = resolveScenarioPath(file);
   let text: string;
   try {
+    // A file larger than any scenario is refused before it is read (docs/scenario-format.md, Limits).
+    const stat = statSync(path);
+    const size = stat.size;
+    if (stat.isFile() && size > MAX_SCENARIO_CHARS) {
+      return { ok: false, problems: [{ path: '', message: `${file}: the file is ${size.toLocaleString('en-US')} bytes; a scenario file may be at most ${MAX_SCENARIO_CHARS.toLocaleString('en-US')} bytes (128 KiB; docs/scenario-format.md, Limits)` }] };
+    }
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -39,7 +45,8 @@ export function printProblems(io: Io, file: string, problems: InputProblem[], js
     io.out(JSON.stringify({ file, valid: false, problems }, null, 2));
     return;
   }
-  io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
+  const n = problemCount(problems);
+  io.err(`${file}: ${n.toLocaleString('en-US')} problem${n === 1 ? '' : 's'}`);
   for (const p of problems) io.err(`  ${p.path === '' ? '(file)' : p.path}: ${p.message}`);
 }
 

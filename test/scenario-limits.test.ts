@@ -1,0 +1,340 @@
+/**
+ * The limits of docs/scenario-format.md ("Limits"): Kafka's topic name rules, string sizes,
+ * the number of problems listed, the size of the text, and the work budget (records, batches,
+ * timeline events, segments and kernel events over the run), each refused before anything
+ * runs with the path of the field to change. Issue 17, items 1 and 11.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import {
+  MAX_DESCRIPTION_CHARS,
+  MAX_NAME_CHARS,
+  MAX_PROBLEMS,
+  MAX_SCENARIO_CHARS,
+  MAX_TIMELINE_ENTRIES,
+  MAX_TOTAL_PARTITIONS,
+  MAX_ZONE_CHARS,
+  WORK_LIMITS,
+  estimateWork,
+  parseScenarioText,
+  problemCount,
+  validateScenario,
+  workProblems,
+} from '../core/scenario/parse.js';
+import type { InputProblem, ParseResult, Scenario } from '../core/scenario/types.js';
+import { loadConformance } from '../src/conformance.js';
+import { ROOT } from './support/run.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Raw = any;
+
+function base(): Raw {
+  return {
+    name: 'limits',
+    brokers: 3,
+    topics: [{ name: 'orders', partitions: 1, replicas: [[0, 1, 2]] }],
+    timeline: [{ at: 10, produce: { topic: 'orders', partition: 0, records: 100 } }],
+    until: 10000,
+  };
+}
+
+function problemsOf(r: ParseResult): InputProblem[] {
+  if (r.ok) throw new Error('expected problems, got a valid scenario');
+  return r.problems;
+}
+
+function scenarioOf(r: ParseResult): Scenario {
+  if (!r.ok) throw new Error(r.problems.map((p) => `${p.path}: ${p.message}`).join('\n'));
+  return r.scenario;
+}
+
+function check(change: (r: Raw) => void): InputProblem[] {
+  const raw = base();
+  change(raw);
+  const r = validateScenario(raw);
+  return r.ok ? [] : r.problems;
+}
+
+describe("topic names: Kafka's rules (Topic.validate)", () => {
+  test.each<[string, string, RegExp]>([
+    ['"."', '.', /'\.' and '\.\.'/],
+    ['".."', '..', /'\.' and '\.\.'/],
+    ['empty', '', /empty name/],
+    ['250 characters', 'a'.repeat(250), /250 characters \(Kafka allows at most 249/],
+    ['a space', 'my topic', /has " "/],
+    ['a slash', 'a/b', /has "\/"/],
+    ['a non-ASCII letter', 'bücher', /has "ü"/],
+    ['a colon', 'a:b', /has ":"/],
+  ])('%s is refused at topics[0].name', (_title, name, message) => {
+    const problems = check((r) => { r.topics[0].name = name; r.timeline = []; });
+    expect(problems.map((p) => p.path)).toEqual(['topics[0].name']);
+    expect(problems[0].message).toMatch(message);
+  });
+
+  test.each([['249 characters', 'a'.repeat(249)], ['dots, underscores and dashes', 'a.b_c-D9'], ['three dots', '...'], ['a leading dot', '.x']])('%s is accepted', (_title, name) => {
+    expect(check((r) => { r.topics[0].name = name; r.timeline = []; })).toEqual([]);
+  });
+});
+
+describe('string sizes', () => {
+  test.each<[string, (r: Raw, n: number) => void, number, string]>([
+    ['name', (r, n) => { r.name = 'n'.repeat(n); }, MAX_NAME_CHARS, 'name'],
+    ['description', (r, n) => { r.description = 'd'.repeat(n); }, MAX_DESCRIPTION_CHARS, 'description'],
+    ['a zone name', (r, n) => { r.zones = ['a', 'z'.repeat(n)]; }, MAX_ZONE_CHARS, 'zones[1]'],
+  ])('%s: the limit is accepted, one more character is refused naming the field', (_title, set, max, path) => {
+    expect(check((r) => set(r, max))).toEqual([]);
+    const problems = check((r) => set(r, max + 1));
+    expect(problems.map((p) => p.path)).toEqual([path]);
+    expect(problems[0].message).toMatch(new RegExp(`at most ${max.toLocaleString('en-US')} characters, got ${(max + 1).toLocaleString('en-US')} characters`));
+  });
+
+  test('a 5-million-character name is refused at once, and the message does not repeat it', () => {
+    const started = performance.now();
+    const problems = check((r) => { r.name = 'x'.repeat(5_000_000); });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(problems.map((p) => p.path)).toEqual(['name']);
+    expect(problems[0].message.length).toBeLessThan(200);
+  });
+
+  test('more zones than brokers can have', () => {
+    expect(check((r) => { r.zones = Array.from({ length: 65 }, (_, i) => `z${i}`); }).map((p) => p.path)).toEqual(['zones']);
+  });
+});
+
+describe('the number of problems', () => {
+  test(`the first ${MAX_PROBLEMS} are listed, then one entry counts the rest`, () => {
+    const problems = check((r) => {
+      r.timeline = Array.from({ length: 250 }, (_, i) => ({ at: i, crash: { broker: 9 } }));
+    });
+    expect(problems).toHaveLength(MAX_PROBLEMS + 1);
+    expect(problems[0].path).toBe('timeline[0].crash.broker');
+    expect(problems[MAX_PROBLEMS - 1].path).toBe(`timeline[${MAX_PROBLEMS - 1}].crash.broker`);
+    expect(problems[MAX_PROBLEMS]).toEqual({ path: '', message: `... and 150 more problems (only the first ${MAX_PROBLEMS} are listed)`, more: 150 });
+    expect(problemCount(problems)).toBe(250);
+  });
+
+  test('duplicate keys in the text count towards the same cap, and are found in linear time', () => {
+    const keys = Array.from({ length: 5000 }, () => '  segment.bytes: 1\n').join('');
+    const text = `name: x\nbrokers: 1\nuntil: 5\ntopics:\n- name: t\n  partitions: 1\n  replicas: [[0]]\n  config:\n${keys.replace(/^ {2}/gm, '    ')}`;
+    const started = performance.now();
+    const problems = problemsOf(parseScenarioText(text, 'dups.yaml'));
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(problems).toHaveLength(MAX_PROBLEMS + 1);
+    expect(problems[0].path).toBe('topics[0].config["segment.bytes"]');
+    expect(problems[0].message).toMatch(/duplicate key 'segment.bytes' \(dups\.yaml, line 10, column 5\)/);
+    expect(problems[MAX_PROBLEMS].message).toBe(`... and 4,899 more problems (only the first ${MAX_PROBLEMS} are listed)`);
+    expect(problemCount(problems)).toBe(4999);
+  });
+
+  test(`a timeline of more than ${MAX_TIMELINE_ENTRIES.toLocaleString('en-US')} entries is one problem, its entries are not checked one by one`, () => {
+    const problems = check((r) => {
+      r.timeline = Array.from({ length: 200_000 }, (_, i) => ({ at: i, crash: { broker: 9 } }));
+    });
+    expect(problems.map((p) => p.path)).toEqual(['timeline']);
+    expect(problems[0].message).toMatch(/at most 10,000 entries, got 200,000/);
+  });
+});
+
+describe('the size of the text', () => {
+  test(`text longer than ${MAX_SCENARIO_CHARS.toLocaleString('en-US')} characters is refused before it is read`, () => {
+    const text = `name: big\ndescription: "${'x'.repeat(MAX_SCENARIO_CHARS)}"\n`;
+    const started = performance.now();
+    const problems = problemsOf(parseScenarioText(text, 'big.yaml'));
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(problems).toEqual([{ path: '', message: expect.stringMatching(/^big\.yaml: the scenario is 131,\d{3} characters; at most 131,072 \(128 KiB\) are read/) }]);
+  });
+});
+
+describe('the work budget', () => {
+  test('issue 17: 10,000,000 records every 1 ms over a huge until is refused, naming the produce', () => {
+    const started = performance.now();
+    const problems = check((r) => {
+      r.timeline = [{ at: 0, produce: { topic: 'orders', partition: 0, records: 10_000_000, everyMs: 1 } }];
+      r.until = 10_000_000_000;
+    });
+    expect(performance.now() - started).toBeLessThan(200);
+    const byPath = new Map(problems.map((p) => [p.path, p.message]));
+    expect([...byPath.keys()]).toEqual(expect.arrayContaining(['timeline[0].produce.everyMs', 'timeline[0].produce.records']));
+    expect(problems.find((p) => /timeline events/.test(p.message))!.message).toMatch(/about 10,000,000,001 timeline events .* more than the limit of 100,000/);
+    expect(problems.find((p) => /records \(produced/.test(p.message))).toMatchObject({
+      path: 'timeline[0].produce.records',
+      message: expect.stringMatching(/about 100,000,000,010,000,000 records .* more than the limit of 10,000,000 .* timeline\[0\]: 10,000,000 records x 10,000,000,001 times/),
+    });
+  });
+
+  test('timeline events: a repeated produce counts once per period', () => {
+    expect(check((r) => { r.timeline[0].produce.everyMs = 1; r.until = 50_000; })).toEqual([]);
+    const problems = check((r) => { r.timeline[0].produce.everyMs = 1; r.timeline[0].produce.records = 1; r.brokers = 1; r.topics[0].replicas = [[0]]; r.until = 100_010; });
+    expect(problems.map((p) => p.path)).toEqual(['timeline[0].produce.everyMs']);
+    expect(problems[0].message).toMatch(/100,001 timeline events/);
+    // untilMs ends the repetition early.
+    expect(check((r) => { Object.assign(r.timeline[0].produce, { everyMs: 1, untilMs: 5000 }); r.until = 10_000_000; r.brokers = 1; r.topics[0].replicas = [[0]]; })).toEqual([]);
+  });
+
+  test('records: summed over every produce, and the initial log', () => {
+    const problems = check((r) => {
+      r.timeline = [
+        { at: 0, produce: { topic: 'orders', partition: 0, records: 4_000_000 } },
+        { at: 1, produce: { topic: 'orders', partition: 0, records: 7_000_000 } },
+      ];
+    });
+    const records = problems.filter((p) => /records \(produced/.test(p.message));
+    expect(records.map((p) => p.path)).toEqual(['timeline[1].produce.records']);
+    expect(records[0].message).toMatch(/about 11,000,000 records/);
+    const initial = check((r) => {
+      r.timeline = [];
+      r.topics[0].initial = [{ partition: 0, segments: [{ baseOffset: 0, endOffset: 999_999_999_999, tier: 'local' }] }];
+    });
+    expect(initial.map((p) => p.path)).toContain('topics[0].initial[0].segments');
+    expect(initial.find((p) => p.path === 'topics[0].initial[0].segments')!.message).toMatch(/1,000,000,000,000 records/);
+  });
+
+  test('record batches: small batches multiply, a copy on every replica', () => {
+    expect(check((r) => { r.timeline[0].produce.records = 600_000; r.model = { producerBatchBytes: 1024 }; })).toEqual([]);
+    const problems = check((r) => { r.timeline[0].produce.records = 700_000; r.model = { producerBatchBytes: 1024 }; });
+    expect(problems.map((p) => p.path)).toEqual(['timeline[0].produce.records']);
+    expect(problems[0].message).toMatch(/about 2,100,000 record batches .*700,000 batches of up to 1 records, on 3 replicas/);
+  });
+
+  test('segments: rolled by segment.bytes over the run', () => {
+    const problems = check((r) => {
+      r.topics[0].config = { 'segment.bytes': 1024 };
+      r.timeline[0].produce = { topic: 'orders', partition: 0, records: 10, everyMs: 5 };
+      r.until = 60_000;
+    });
+    expect(problems.map((p) => p.path)).toEqual(['topics[0].config["segment.bytes"]']);
+    expect(problems[0].message).toMatch(/segments .* more than the limit of 10,000/);
+  });
+
+  test('kernel events: idle followers over a long until, named at until', () => {
+    const problems = check((r) => { r.timeline = []; r.until = 100_000_000; });
+    expect(problems.map((p) => p.path)).toEqual(['until']);
+    expect(problems[0].message).toMatch(/kernel events, more than the limit of 500,000 .*2 followers fetching in rounds of 502 ms \(replica\.fetch\.wait\.max\.ms 500 \+ 2 x 1 ms latency\)/);
+  });
+
+  test('kernel events: a config set smaller during the run counts, named where it is set', () => {
+    const problems = check((r) => {
+      r.timeline = [{ at: 0, setConfig: { 'replica.lag.time.max.ms': 2 } }];
+      r.brokers = 1;
+      r.topics[0].replicas = [[0]];
+      r.until = 2_000_000;
+    });
+    expect(problems.map((p) => p.path)).toEqual(['timeline[0].setConfig["replica.lag.time.max.ms"]']);
+  });
+
+  test('a fetch round of 0 ms would never advance simulated time: refused', () => {
+    const problems = check((r) => { r.config = { 'replica.fetch.wait.max.ms': 0 }; r.model = { sameZoneLatencyMs: 0 }; });
+    expect(problems.map((p) => p.path)).toEqual(['config["replica.fetch.wait.max.ms"]']);
+    expect(problems[0].message).toMatch(/never advances/);
+    expect(check((r) => { r.config = { 'replica.fetch.wait.max.ms': 0 }; })).toEqual([]);
+    expect(check((r) => { r.config = { 'replica.fetch.wait.max.ms': 0 }; r.model = { sameZoneLatencyMs: 0 }; r.brokers = 1; r.topics[0].replicas = [[0]]; })).toEqual([]);
+  });
+
+  test('partitions and replicas of all topics together', () => {
+    const topics = (n: number, rf: number) => Array.from({ length: n }, (_, i) => ({ name: `t${i}`, partitions: 500, replicas: Array.from({ length: 500 }, () => Array.from({ length: rf }, (_, b) => b)) }));
+    const partitions = check((r) => { r.timeline = []; r.until = 100; r.brokers = 3; r.topics = topics(3, 1); });
+    expect(partitions.map((p) => p.path)).toEqual(['topics[2].partitions']);
+    expect(partitions[0].message).toMatch(new RegExp(`at most ${MAX_TOTAL_PARTITIONS.toLocaleString('en-US')} partitions in all topics together, got 1,500`));
+    const replicas = check((r) => { r.timeline = []; r.until = 100; r.brokers = 5; r.topics = topics(2, 5); });
+    expect(replicas.map((p) => p.path)).toEqual(['topics[1].replicas']);
+    expect(replicas[0].message).toMatch(/at most 4,000 replicas .* got 5,000/);
+  });
+
+  test('recorded actions (the page) count too, each once', () => {
+    const s = scenarioOf(validateScenario(base()));
+    expect(workProblems(s, [])).toEqual([]);
+    const burst = { kind: 'produce' as const, topic: 'orders', partition: 0, records: 1_000_000, acks: 1 as const };
+    expect(workProblems(s, Array(9).fill(burst))).toEqual([]);
+    const over = workProblems(s, Array(11).fill(burst));
+    expect(over.find((p) => /records \(produced/.test(p.message))?.path).toBe('actions[0].produce.records');
+  });
+
+  test('checkWork: false leaves the budget to the caller (the benchmark builds larger workloads on purpose)', () => {
+    const raw = base();
+    raw.until = 100_000_000;
+    expect(validateScenario(raw).ok).toBe(false);
+    expect(validateScenario(raw, { checkWork: false }).ok).toBe(true);
+    expect(parseScenarioText(JSON.stringify(raw), 'x.json', { checkWork: false }).ok).toBe(true);
+  });
+
+  test('every bundled scenario and conformance case uses under 5% of each limit', () => {
+    const scenarios: Array<[string, Scenario]> = [];
+    for (const f of readdirSync(join(ROOT, 'scenarios')).filter((x) => x.endsWith('.yaml'))) {
+      scenarios.push([f, scenarioOf(parseScenarioText(readFileSync(join(ROOT, 'scenarios', f), 'utf8'), f))]);
+    }
+    const { cases, problems } = loadConformance();
+    expect(problems).toEqual([]);
+    for (const c of cases) scenarios.push([c.file, c.scenario]);
+    expect(scenarios.length).toBeGreaterThan(60);
+    for (const [file, s] of scenarios) {
+      const { totals } = estimateWork(s);
+      for (const [d, limit] of Object.entries(WORK_LIMITS)) {
+        expect(totals[d as keyof typeof WORK_LIMITS], `${file}: ${d}`).toBeLessThan(limit * 0.05);
+      }
+      expect(s.name.length, file).toBeLessThan(MAX_NAME_CHARS / 2);
+    }
+  });
+});
+
+describe('through the CLI', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const cli = (...args: string[]) => {
+    const started = performance.now();
+    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
+  };
+  const file = (name: string, text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-limits-'));
+    dirs.push(dir);
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  test('issue 17: the 10,000,000-records-every-millisecond scenario exits 2 at once, naming the field', () => {
+    const path = file('huge.yaml', [
+      'name: huge',
+      'brokers: 3',
+      'topics:',
+      '  - { name: orders, partitions: 1, replicas: [[0, 1, 2]] }',
+      'timeline:',
+      '  - { at: 0, produce: { topic: orders, partition: 0, records: 10000000, everyMs: 1 } }',
+      'until: 10000000000',
+      '',
+    ].join('\n'));
+    for (const command of ['run', 'validate', 'report']) {
+      const r = cli(command, path);
+      expect(r.code, `${command}: ${r.stderr}`).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/timeline\[0\]\.produce\.records: the run would take about .* records/);
+      expect(r.stderr).toMatch(/timeline\[0\]\.produce\.everyMs: the run would take about .* timeline events/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      // tsx starts in about a second; the check itself is a few milliseconds.
+      expect(r.ms, command).toBeLessThan(10_000);
+    }
+  }, 60_000);
+
+  test('a file larger than 128 KiB is refused before it is read', () => {
+    const path = file('big.yaml', `name: big\nbrokers: 1\ndescription: "${'x'.repeat(200_000)}"\n`);
+    const r = cli('validate', path);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/the file is 200,\d{3} bytes; a scenario file may be at most 131,072 bytes/);
+  });
+
+  test('3,000 bad events print the first 100 problems and a count, not one line each', () => {
+    const events = Array.from({ length: 3000 }, (_, i) => `  - {at: ${i}, crash: {broker: 9}}`).join('\n');
+    const path = file('many.yaml', `name: many\nbrokers: 1\ntopics: [{name: t, partitions: 1, replicas: [[0]]}]\ntimeline:\n${events}\nuntil: 100000\n`);
+    const r = cli('validate', path);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/: 3,000 problems$/);
+    expect(lines).toHaveLength(MAX_PROBLEMS + 2);
+    expect(lines.at(-1)).toMatch(/\(file\): \.\.\. and 2,900 more problems/);
+  });
+});
