@@ -253,6 +253,19 @@ describe('--prefix', () => {
   );
 });
 
+describe('--s3-timeout-ms', () => {
+  test.each([
+    [['--s3-timeout-ms', '1000'], /^tierscope: --s3-timeout-ms applies to --store s3 only \(this run uses --store memory\)/],
+    [['--store', 's3', '--bucket', 'b', '--s3-timeout-ms', '0'], /^tierscope: --s3-timeout-ms expects a whole number of milliseconds from 1 to 86400000, got "0"/],
+    [['--store', 's3', '--bucket', 'b', '--s3-timeout-ms', '2s'], /^tierscope: --s3-timeout-ms expects a whole number of milliseconds from 1 to 86400000, got "2s"/],
+  ])('run %j: exit 2, one line', async (flags, msg) => {
+    const r = await cli(['run', 'kip1023-bootstrap', ...flags]);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toHaveLength(1);
+    expect(r.stderr).toMatch(msg);
+  }, 30000);
+});
+
 describe('what a failure records', () => {
   // A fake S3 that answers each request as the test says.
   let answer: (res: ServerResponse) => void = () => {};
@@ -277,7 +290,8 @@ describe('what a failure records', () => {
   };
   const host = () => `127.0.0.1:${fakePort}`;
 
-  test.each<[string, (res: ServerResponse) => void, string, () => string, number]>([
+  // A throttled request's pauses between attempts take up to a few seconds: 10 s leaves room for them.
+  test.each<[string, (res: ServerResponse) => void, string, () => string, number, number?]>([
     ['503 SlowDown, retried', xml(503, 'SlowDown', 'Please reduce your request rate.'), 'S3 SlowDown (HTTP 503)', () => `HTTP 503 from ${host()}, SlowDown: Please reduce your request rate. (3 attempts)`, 3],
     ['403 AccessDenied, not retried', xml(403, 'AccessDenied', 'Access Denied'), 'S3 AccessDenied (HTTP 403)', () => `HTTP 403 from ${host()}, AccessDenied: Access Denied`, 1],
     [
@@ -288,11 +302,11 @@ describe('what a failure records', () => {
       1,
     ],
     ['a proxy\'s 502 page, no S3 error code', (res) => (res.writeHead(502, { 'content-type': 'text/html' }), res.end('<html>Bad Gateway</html>')), 'S3 HTTP 502', () => `HTTP 502 from ${host()}, no S3 error code (3 attempts)`, 3],
-    ['a body that stops coming', (res) => (res.writeHead(200, { 'content-length': '1000' }), res.write('abc')), 'S3 timeout after 1000 ms', () => `timed out after 1000 ms waiting for ${host()} (the body of its answer stopped coming)`, 1],
-  ])('%s', async (_, a, error, cause, attempts) => {
+    ['a body that stops coming', (res) => (res.writeHead(200, { 'content-length': '1000' }), res.write('abc')), 'S3 timeout after 1000 ms', () => `timed out after 1000 ms waiting for ${host()} (the body of its answer stopped coming)`, 1, 1000],
+  ])('%s', async (_, a, error, cause, attempts, timeoutMs = 10000) => {
     answer = a;
     hits = 0;
-    const store = new S3ObjectStore({ bucket: 'b', endpoint: `http://${host()}`, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'AKIAABCDEFGHIJKLMNOP', secretAccessKey: 'S3RVER' }, timeoutMs: 1000 });
+    const store = new S3ObjectStore({ bucket: 'b', endpoint: `http://${host()}`, forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'AKIAABCDEFGHIJKLMNOP', secretAccessKey: 'S3RVER' }, timeoutMs });
     const r = await store.executeAsync({ op: 'get', store: 'tiered', key: 'orders-0/00000000000000000000-orders-0-0-1.snapshot' });
     store.destroy();
     expect(r).toEqual({ ok: false, bytes: 0, error });
