@@ -270,15 +270,21 @@ export async function main(argv: string[], io: Io): Promise<number> {
 const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isEntry) {
   hideNodeVersionWarning();
-  const chunks: string[] = [];
   // Everything printed goes through terminalSafe (terminal.ts): no escape sequence from a
   // scenario reaches the terminal, and JSON keeps its value. Files (--out) are written as is.
+  // Lines go out as they come (a long run's narration is not held in memory); a reader that
+  // goes away (`| head`) ends the CLI quietly.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`tierscope: cannot write the output: ${e.code ?? e.message}\n`);
+    process.exit(EXIT.storeFailed);
+  });
   void import('./terminal.js')
     .then(({ terminalSafe }) =>
       main(process.argv.slice(2), {
-        out: (s) => chunks.push(terminalSafe(s)),
+        out: (s) => void process.stdout.write(terminalSafe(s) + '\n'),
         err: (s) => process.stderr.write(terminalSafe(s) + '\n'),
       }),
     )
-    .then((code) => process.stdout.write(chunks.length ? chunks.join('\n') + '\n' : '', () => process.exit(code)));
+    .then((code) => process.stdout.write('', () => process.exit(code)));
 }
