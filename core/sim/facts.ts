@@ -222,8 +222,9 @@ export function walPutEnd(state: KernelState, key: string): number {
  */
 export function walStartOffset(state: KernelState, key: string): number {
   const part = state.partitions[key];
-  for (const id of state.wal.live[key] ?? []) {
-    const c = state.wal.chunks[String(id)];
+  const live = state.wal.live[key] ?? [];
+  for (let i = state.wal.liveHead[key] ?? 0; i < live.length; i++) {
+    const c = state.wal.chunks[String(live[i])];
     if (c !== undefined && c.leaderEpoch === part.leaderEpoch) return c.baseOffset;
   }
   return walPutEnd(state, key);

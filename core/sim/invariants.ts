@@ -216,12 +216,45 @@ function coveredUpTo(remote: readonly RemoteSegmentMetadata[], from: number): nu
 }
 
 /**
+ * Versions of the partitions' remote metadata lists: tiering.ts reports every change (a
+ * segment added, a state changed) with `remoteMetadataChanged`. Kept beside the state, not
+ * in it: a restored kernel has lists of its own, which start unversioned.
+ */
+const remoteVersions = new WeakMap<readonly RemoteSegmentMetadata[], number>();
+
+/** A partition's remote metadata changed (a segment added, or its state). */
+export function remoteMetadataChanged(remote: readonly RemoteSegmentMetadata[]): void {
+  remoteVersions.set(remote, (remoteVersions.get(remote) ?? 0) + 1);
+}
+
+/** The last `coveredUpTo` answer for a list: valid while its version, length and `from` are the same. */
+const coverage = new WeakMap<readonly RemoteSegmentMetadata[], { version: number; length: number; from: number; next: number }>();
+
+/**
+ * `coveredUpTo`, remembered: the remote metadata grows with the run (every segment ever
+ * copied stays in it, DELETE_SEGMENT_FINISHED included), while it changes a few times a
+ * segment; so its answer is computed again only after a change or a new log start.
+ */
+function coveredUpToRemembered(remote: readonly RemoteSegmentMetadata[], from: number): number {
+  const version = remoteVersions.get(remote) ?? 0;
+  const c = coverage.get(remote);
+  if (c !== undefined && c.version === version && c.length === remote.length && c.from === from) return c.next;
+  const next = coveredUpTo(remote, from);
+  coverage.set(remote, { version, length: remote.length, from, next });
+  return next;
+}
+
+/**
  * Checks run after every step; cheap enough for every event. `keys`: only these
  * partitions (in partition order), those the step may have changed; the kernel passes them,
  * since a partition's answer depends only on its own state, the brokers' liveness and what
  * the watch remembers of it. Without `keys`, every partition.
+ * `remember`: reuse a partition's remote coverage while its remote metadata is unchanged
+ * (the kernel, whose every change to it goes through tiering.ts, which reports it with
+ * `remoteMetadataChanged`); without it, everything is computed from the state as it is
+ * (a caller that edits the state by hand, as the tests of the checks do).
  */
-export function checkInvariants(cluster: ClusterView, keys: readonly string[] = cluster.partitionOrder): readonly Violation[] {
+export function checkInvariants(cluster: ClusterView, keys: readonly string[] = cluster.partitionOrder, remember = false): readonly Violation[] {
   const out: Violation[] = found;
   out.length = 0;
   const atMs = cluster.nowMs;
@@ -262,7 +295,7 @@ export function checkInvariants(cluster: ClusterView, keys: readonly string[] = 
       // (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader).
       if (r.broker === part.leader && r.logStartOffsetUnconfirmed !== true && log.logStartOffset < log.localLogStartOffset) {
         // [LSO, LLSO) must be covered by finished remote segments, contiguously.
-        const next = coveredUpTo(part.remoteMetadata, log.logStartOffset);
+        const next = remember ? coveredUpToRemembered(part.remoteMetadata, log.logStartOffset) : coveredUpTo(part.remoteMetadata, log.logStartOffset);
         if (next < log.localLogStartOffset) {
           out.push({
             atMs,

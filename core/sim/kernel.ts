@@ -431,7 +431,7 @@ export class Kernel implements Sim {
     if (this.touchedAll || this.checkEveryPartition) keys = this.state.partitionOrder;
     else if (t.length === 0) return;
     else if (t.length > 1) t.sort((a, b) => this.partitionIndex[a] - this.partitionIndex[b]);
-    const found = checkInvariants(this.state, keys);
+    const found = checkInvariants(this.state, keys, true);
     t.length = 0;
     this.touchedAll = false;
     for (const v of found) this.addViolation(v);

@@ -79,7 +79,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
       crossZoneBytes: newCrossZoneBytes(),
       objectStore: newStoreCounters(),
     },
-    wal: { nextObjectSeq: 1, nextChunkId: 0, next: {}, live: {}, inflight: {}, objects: {}, objectOrder: {}, chunks: {}, metadata: [], reads: {}, tailSync: {} },
+    wal: { nextObjectSeq: 1, nextChunkId: 0, next: {}, live: {}, liveHead: {}, inflight: {}, objects: {}, objectOrder: {}, chunks: {}, metadata: [], reads: {}, tailSync: {} },
     prices: resolvePrices(scenario.prices),
     usage: newUsage(),
   };

@@ -32,8 +32,14 @@ export interface WalState {
   nextChunkId: number;
   /** Per partition: the leader's next offset to put into a chunk. */
   next: Record<string, number>;
-  /** Per partition: ids of the published chunks whose objects still exist, oldest first. */
+  /**
+   * Per partition: ids of the published chunks whose objects still exist, oldest first,
+   * from `liveHead[key]` on (the entries before it are gone: the oldest chunk's object is
+   * the one usually deleted, and dropping it moves the head instead of the whole list).
+   */
   live: Record<string, number[]>;
+  /** Per partition: where `live[key]` starts (0 when absent). */
+  liveHead: Record<string, number>;
   /** PUTs in flight, by `broker|requestId`. */
   inflight: Record<string, { objectKey: string; chunks: PendingChunk[] }>;
   objects: Record<string, WalObject>;

@@ -15,7 +15,7 @@ import type { StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { metadataReady, replica, uploadsRequired } from './facts.js';
-import { checkLocalDelete, checkRemoteTransition } from './invariants.js';
+import { checkLocalDelete, checkRemoteTransition, remoteMetadataChanged } from './invariants.js';
 import { changeLocalLog, localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import type { KernelEventOf, SegmentObjectKind } from './state.js';
@@ -61,6 +61,7 @@ export function startCopy(s: Sim, broker: number, key: string, requestId: number
     batchIndex: batchIndexOf(seg.batches),
   };
   part.remoteMetadata.push(meta);
+  remoteMetadataChanged(part.remoteMetadata);
   s.emit({ atMs: state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
   const objects = segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
   state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
@@ -216,6 +217,7 @@ export function setRemoteSegmentState(s: Sim, key: string, segmentId: string, to
   const from = meta.state;
   if (from === to) return; // an idempotent re-publish: nothing changes
   meta.state = to;
+  remoteMetadataChanged(part.remoteMetadata);
   s.emit({ atMs: s.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
 }
 

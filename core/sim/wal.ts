@@ -10,14 +10,14 @@
 import type { Rule } from '../domain/rules.js';
 import { effectiveLocalRetentionMs } from '../domain/config.js';
 import { latestEpoch } from '../domain/leader-epoch-cache.js';
-import { type RecordBatch, logEndOffset } from '../domain/partition-log.js';
+import { type RecordBatch, type Segment, logEndOffset } from '../domain/partition-log.js';
 import { type WalChunk, type WalObject, WAL_METADATA_TOPIC, assembleWalObject, batchPositions, chunkBatches, walObjectKey } from '../domain/wal.js';
 import type { WalChunkRef } from '../machines/wal-replica.js';
 import type { Sim } from './context.js';
 import { chunkRef, combinerFacts, latencyMs, replica, tiered, walEnabled } from './facts.js';
 import { appendAsFollower, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, type KernelEventOf } from './state.js';
+import { BROKER_KEY, type KernelEventOf, type WalState } from './state.js';
 
 /** The combiner's flush: one object with every led WAL partition's new batches. */
 export function walFlush(s: Sim, broker: number, requestId: number, reason: string): void {
@@ -29,11 +29,7 @@ export function walFlush(s: Sim, broker: number, requestId: number, reason: stri
     if (part.leader !== broker || !walEnabled(state, key)) continue;
     const next = state.wal.next[key] ?? logEndOffset(replica(state, key, broker).log);
     const log = replica(state, key, broker).log;
-    const batches: RecordBatch[] = [];
-    for (const seg of log.segments) {
-      if (seg.endOffset < next) continue;
-      for (const b of seg.batches) if (b.baseOffset >= next) batches.push(b);
-    }
+    const batches = batchesFrom(log.segments, next);
     if (batches.length === 0) continue;
     parts.push({ key, leaderEpoch: part.leaderEpoch, batches });
     state.wal.next[key] = batches[batches.length - 1].lastOffset + 1;
@@ -45,6 +41,35 @@ export function walFlush(s: Sim, broker: number, requestId: number, reason: stri
   (state.wal.objectOrder[String(broker)] ??= []).push(objectKey);
   s.emit({ atMs: now, type: 'wal', action: 'flush', broker, objectKey, chunks: chunks.length, bytes, reason, rule: 'walCombinerFlush' });
   storeOp(s, broker, BROKER_KEY, { op: 'put', store: 'wal', key: objectKey, object: { bytes, body: { kind: 'segment', batches } } }, requestId, { for: 'walPut' });
+}
+
+/**
+ * Every batch whose base offset is at or above `next`, in offset order. Segments and their
+ * batches are in offset order, so both are found by bisection: the flush costs what it
+ * collects, not the length of the log (an active segment that never rolls holds every
+ * batch of the run).
+ */
+function batchesFrom(segments: readonly Segment[], next: number): RecordBatch[] {
+  const out: RecordBatch[] = [];
+  let lo = 0;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (segments[mid].endOffset < next) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let s = lo; s < segments.length; s++) {
+    const batches = segments[s].batches;
+    let i = 0;
+    let j = batches.length;
+    while (i < j) {
+      const mid = (i + j) >> 1;
+      if (batches[mid].baseOffset < next) i = mid + 1;
+      else j = mid;
+    }
+    for (; i < batches.length; i++) out.push(batches[i]);
+  }
+  return out;
 }
 
 /** The combiner's PUT failed: its chunks go back to be flushed again. */
@@ -150,12 +175,15 @@ function walMetadataRetention(s: Sim): void {
   let drop = 0;
   while (drop < wal.metadata.length && (wal.chunks[String(wal.metadata[drop])]?.atMs ?? -1) < cutoff) drop++;
   if (drop > 0) {
-    for (const id of wal.metadata.slice(0, drop)) {
+    for (let i = 0; i < drop; i++) {
+      const id = wal.metadata[i];
       const c = wal.chunks[String(id)];
       // The chunk is forgotten once neither its record nor its object remains.
       if (c !== undefined && wal.objects[c.objectKey]?.state !== 'live') delete wal.chunks[String(id)];
     }
-    wal.metadata = wal.metadata.slice(drop);
+    // In place: a copy of the retained records (an hour of them by default) at every
+    // publish would cost what the retention window holds, not what leaves it.
+    wal.metadata.splice(0, drop);
     s.emit({ atMs: state.nowMs, type: 'wal', action: 'metadataRetention', topic: WAL_METADATA_TOPIC, records: drop, rule: 'walMetadataRetention' });
   }
   m.retainedRecords = wal.metadata.length;
@@ -188,8 +216,8 @@ function walCleanup(s: Sim, broker: number): void {
   let drop = 0;
   while (drop < order.length && ['deleted', 'failed'].includes(state.wal.objects[order[drop]].state)) drop++;
   if (drop > 0) {
-    for (const k of order.slice(0, drop)) delete state.wal.objects[k];
-    state.wal.objectOrder[String(broker)] = order.slice(drop);
+    for (let j = 0; j < drop; j++) delete state.wal.objects[order[j]];
+    order.splice(0, drop);
   }
 }
 
@@ -228,10 +256,45 @@ export function onWalDeleteDone(s: Sim, ev: KernelEventOf<'storeDone'>): void {
   for (const id of o.chunkIds) {
     const c = wal.chunks[String(id)];
     if (c === undefined) continue;
-    const live = wal.live[c.key];
-    if (live !== undefined) wal.live[c.key] = live.filter((x) => x !== id);
-    if (!wal.metadata.includes(id)) delete wal.chunks[String(id)];
+    dropLive(wal, c.key, id);
+    if (!holds(wal.metadata, 0, id)) delete wal.chunks[String(id)];
   }
+}
+
+/** Index of `id` in the ascending `ids` from `from` on, or -1 (bisection). */
+function indexIn(ids: readonly number[], from: number, id: number): number {
+  let lo = from;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id ? lo : -1;
+}
+
+const holds = (ids: readonly number[], from: number, id: number): boolean => indexIn(ids, from, id) >= 0;
+
+/**
+ * A chunk's object is gone: its id leaves the partition's live chunks. Chunk ids grow, so
+ * the list is ascending and found by bisection. The oldest (the usual case: objects go
+ * oldest first) moves the head; the list is cut once the head passes half of it, so a
+ * burst of deletions (a large segment tiered at last frees every WAL object behind it)
+ * costs each one a constant, not the length of the list.
+ */
+function dropLive(wal: WalState, key: string, id: number): void {
+  const ids = wal.live[key];
+  if (ids === undefined) return;
+  let head = wal.liveHead[key] ?? 0;
+  const i = indexIn(ids, head, id);
+  if (i < 0) return;
+  if (i === head) head++;
+  else ids.splice(i, 1);
+  if (head > 0 && (head === ids.length || (head >= 64 && head * 2 >= ids.length))) {
+    wal.live[key] = ids.slice(head);
+    head = 0;
+  }
+  wal.liveHead[key] = head;
 }
 
 /** A broker crashed: its combiner's PUTs in flight are lost; their objects may exist without metadata. */
