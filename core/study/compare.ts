@@ -163,11 +163,38 @@ function round6(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-/** Runs the scenario once per mode (synchronously, in memory) and collects the rows. */
-export function compare(s: Scenario, modes: readonly Mode[], seed?: number): CompareResult {
+/** A mode's run needed more kernel steps than `compare` was given (`maxSteps`). */
+export class StepBudgetExceeded extends Error {
+  constructor(
+    readonly mode: Mode,
+    readonly maxSteps: number,
+    /** Where the run stood when it stopped, and where it would have ended. */
+    readonly atMs: number,
+    readonly untilMs: number,
+  ) {
+    super(`the ${mode} run stopped after ${maxSteps} steps at t=${atMs}ms of ${untilMs}ms`);
+    this.name = 'StepBudgetExceeded';
+  }
+}
+
+export interface CompareOptions {
+  /** Kernel steps each mode's run may take (default: no limit); past it, StepBudgetExceeded. */
+  maxSteps?: number;
+}
+
+/**
+ * Runs the scenario once per mode (synchronously, in memory) and collects the rows. A run
+ * that would need more than `maxSteps` steps throws StepBudgetExceeded, naming its mode;
+ * one that fits is the run without a budget (its clock runs out to `until` the same way).
+ */
+export function compare(s: Scenario, modes: readonly Mode[], seed?: number, options: CompareOptions = {}): CompareResult {
+  const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
   const rows = modes.map((mode) => {
     const k = new Kernel(scenarioForMode(s, mode), seed === undefined ? {} : { seed });
-    k.runToEnd();
+    let steps = 0;
+    while (k.step()) {
+      if (++steps >= maxSteps && k.hasNext()) throw new StepBudgetExceeded(mode, maxSteps, k.nowMs, k.scenario.until);
+    }
     return rowOf(mode, buildRunJson(k), k);
   });
   return { scenario: s.name, seed: seed ?? s.seed, modes: rows };

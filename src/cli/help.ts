@@ -59,7 +59,7 @@ Options:
 Exit codes: 0 ok, 2 bad input (nothing runs), 3 an external store or an output file
 failed, 129 an invariant was violated (the JSON still prints, with its violations),
 130 or 143 stopped by SIGINT or SIGTERM.`,
-  compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--json]
+  compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--max-steps N] [--json]
 
 Runs the scenario's workload once per mode, in memory, with the same seed and timeline:
   classic   KIP-405 only (follower.fetch.last.tiered.offset.enable and wal.enable off)
@@ -69,7 +69,10 @@ and prints one table: time for a new follower to catch up, bytes fetched from th
 cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by acks,
 remote reads after a failover, and the cost of the run and of a month at the same rates.
 With --json: one JSON document { scenario, seed, modes: [...] }.
-Exit codes: 0 ok, 2 bad input, 129 an invariant was violated in some mode.`,
+--max-steps N: each mode's run may take at most N steps (default 5000000, as for run);
+a run that needs more stops the command (exit 2), naming the mode.
+Exit codes: 0 ok, 2 bad input or a run over --max-steps, 129 an invariant was violated
+in some mode.`,
   conformance: `Usage: npm run sim -- conformance [DIR] [--json]
 
 Runs every case in DIR (default conformance/): a scenario with expected outcomes, each

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scenario } from '../../core/scenario/types.js';
-import { MODES, compare, formatCompare } from '../../core/study/compare.js';
+import { type CompareResult, MODES, StepBudgetExceeded, compare, formatCompare } from '../../core/study/compare.js';
 import { runCase } from '../../core/check/conformance.js';
 import { loadConformance } from '../conformance.js';
 import { explore } from '../explore.js';
@@ -35,7 +35,16 @@ function cmdCompare(flags: Flags, io: Io): number {
   const file = flags.positional[0];
   const loaded = loadScenario(file);
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
-  const result = compare(loaded.scenario, flags.modes ?? [...MODES], flags.seed);
+  // The same guard as run's: each mode's run may take at most this many steps.
+  const maxSteps = flags.maxSteps ?? 5_000_000;
+  let result: CompareResult;
+  try {
+    result = compare(loaded.scenario, flags.modes ?? [...MODES], flags.seed, { maxSteps });
+  } catch (e) {
+    if (!(e instanceof StepBudgetExceeded)) throw e;
+    io.err(`compare: ${e.message}; the scenario needs more (raise the budget with --max-steps N)`);
+    return EXIT.badInput;
+  }
   io.out(flags.json ? JSON.stringify(result, null, 2) : formatCompare(result));
   return result.modes.some((m) => m.violations > 0) ? EXIT.violation : EXIT.ok;
 }
