@@ -12,6 +12,7 @@ import { narrate } from '../narrate/narrate.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
 import { type Delivery, Kernel } from '../sim/kernel.js';
 import type { Checkpoint } from '../sim/state.js';
+import type { TraceEntry } from '../sim/trace.js';
 
 export interface RecordedAction {
   /** Applied right after this step was reached. */
@@ -28,6 +29,23 @@ export interface RecordedAction {
  */
 const CHECKPOINT_STEPS = 64;
 const CHECKPOINT_EVENTS = 512;
+/**
+ * Checkpoints kept at most. A long run (up to the work budget of docs/scenario-format.md,
+ * "Limits") would otherwise keep thousands, each a copy of a state that grows with the run
+ * (a KIP-1176 run at the budget held 1.1 GB of them); past this many every other one goes
+ * and the spacing doubles, so a jump replays at most about twice as far.
+ */
+export const MAX_CHECKPOINTS = 256;
+
+export interface SessionOptions {
+  /**
+   * Forward only, holding no more than the current step: no checkpoints, and only the
+   * current step's trace entries (`currentEntries`). For a probe that counts a run's steps
+   * (the page's scrubber, a chapter's stops) without holding a second copy of the run;
+   * `back` and `goTo` are not available.
+   */
+  lean?: boolean;
+}
 
 export class Session {
   readonly scenario: Scenario;
@@ -38,12 +56,17 @@ export class Session {
   /** Trace length at the end of each visible step (index = step). */
   private traceEnds: number[] = [];
   private checkpoints = new Map<number, Checkpoint>();
+  /** The checkpoint spacing is CHECKPOINT_STEPS and CHECKPOINT_EVENTS times this (doubled by thinning). */
+  private spacing = 1;
   /** The last checkpoint at or before the current step: its visible step and kernel events. */
   private lastCheckpoint = { step: 0, events: 0 };
   private recorded: RecordedAction[];
   private deliveryObserver: ((d: Delivery) => void) | null = null;
   /** Called after the kernel is replaced by a restore (observers start over). */
   onRestore: (() => void) | null = null;
+  private readonly lean: boolean;
+  /** Lean: the trace entries of the current step (the kernel keeps none). */
+  private stepEntries: TraceEntry[] = [];
 
   /** Observe every machine delivery (survives restores). */
   observe(fn: ((d: Delivery) => void) | null): void {
@@ -51,14 +74,17 @@ export class Session {
     this.kernel.onDeliver = fn;
   }
 
-  constructor(scenario: Scenario, seed: number = scenario.seed, actions: RecordedAction[] = []) {
+  constructor(scenario: Scenario, seed: number = scenario.seed, actions: RecordedAction[] = [], options: SessionOptions = {}) {
     this.scenario = scenario;
     this.seed = seed;
+    this.lean = options.lean === true;
     this.recorded = actions.map((a) => ({ step: a.step, action: a.action }));
-    this.kernel = new Kernel(scenario, { seed });
+    this.kernel = this.lean
+      ? new Kernel(scenario, { seed, keepTrace: false, onTrace: (e) => this.stepEntries.push(e) })
+      : new Kernel(scenario, { seed });
     this.applyRecordedAt(0);
     this.traceEnds = [this.kernel.trace.length];
-    this.checkpoints.set(0, this.kernel.checkpoint());
+    if (!this.lean) this.checkpoints.set(0, this.kernel.checkpoint());
     this.lastCheckpoint = { step: 0, events: this.kernel.state.stepCount };
   }
 
@@ -71,7 +97,8 @@ export class Session {
   }
 
   /** Trace entries of the current step (what the narration shows for it). */
-  get currentEntries() {
+  get currentEntries(): TraceEntry[] {
+    if (this.lean) return this.stepEntries.slice();
     const from = this.step === 0 ? 0 : this.traceEnds[this.step - 1];
     return this.kernel.trace.slice(from, this.traceEnds[this.step]);
   }
@@ -92,24 +119,42 @@ export class Session {
   /** One visible step forward. Returns false at the end of the run. */
   forward(): boolean {
     if (!this.kernel.hasNext()) return false;
-    let scanned = this.kernel.trace.length;
+    if (this.lean) this.stepEntries = [];
+    const trace = this.lean ? this.stepEntries : this.kernel.trace;
+    let scanned = trace.length;
     for (;;) {
       if (!this.kernel.step()) break;
       let visible = false;
-      const trace = this.kernel.trace;
       for (; scanned < trace.length && !visible; scanned++) visible = narrate(trace[scanned]) !== null;
       if (visible || !this.kernel.hasNext()) break;
     }
     this.step++;
     this.applyRecordedAt(this.step);
+    if (this.lean) return true;
     this.traceEnds[this.step] = this.kernel.trace.length;
     const events = this.kernel.state.stepCount;
     if (this.checkpoints.has(this.step)) this.lastCheckpoint = { step: this.step, events };
-    else if (this.step - this.lastCheckpoint.step >= CHECKPOINT_STEPS && events - this.lastCheckpoint.events >= CHECKPOINT_EVENTS) {
+    else if (this.step - this.lastCheckpoint.step >= CHECKPOINT_STEPS * this.spacing && events - this.lastCheckpoint.events >= CHECKPOINT_EVENTS * this.spacing) {
       this.checkpoints.set(this.step, this.kernel.checkpoint());
       this.lastCheckpoint = { step: this.step, events };
+      if (this.checkpoints.size > MAX_CHECKPOINTS) this.thin();
     }
     return true;
+  }
+
+  /** Drops every other checkpoint (step 0 and the newest stay) and doubles the spacing. */
+  private thin(): void {
+    const steps = [...this.checkpoints.keys()].sort((a, b) => a - b);
+    const newest = steps[steps.length - 1];
+    steps.forEach((s, i) => {
+      if (i % 2 === 1 && s !== newest) this.checkpoints.delete(s);
+    });
+    this.spacing *= 2;
+  }
+
+  /** Checkpoints held now (for tests and the benchmark). */
+  get checkpointCount(): number {
+    return this.checkpoints.size;
   }
 
   back(): void {
@@ -122,8 +167,18 @@ export class Session {
    * A run is deterministic, so the steps replayed are the steps taken before.
    */
   goTo(n: number): void {
+    this.seek(n);
+  }
+
+  /**
+   * `goTo` that can stop part way: `stop` is asked between steps, and when it answers true
+   * the session stays at the step reached. Returns true once at step `n` (or at the end of
+   * the run). Called again with the same `n`, it goes on from there.
+   */
+  seek(n: number, stop: () => boolean = () => false): boolean {
+    if (this.lean) throw new Error('a lean session only goes forward');
     const target = Math.max(0, Math.floor(n));
-    if (target === this.step) return;
+    if (target === this.step) return true;
     let base = 0;
     for (const s of this.checkpoints.keys()) if (s <= target && s > base) base = s;
     if (target < this.step || base > this.step) {
@@ -136,9 +191,11 @@ export class Session {
       // The ends of later steps stay: replaying this branch gives them again.
       this.traceEnds[base] = this.kernel.trace.length;
     }
-    while (this.step < target && this.forward()) {
-      /* replay */
+    while (this.step < target) {
+      if (stop()) return false;
+      if (!this.forward()) break;
     }
+    return true;
   }
 
   /** Run to the end (or at most `maxSteps` visible steps). */

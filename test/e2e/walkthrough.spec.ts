@@ -34,6 +34,8 @@ async function open(page: Page, query: string, step = 0): Promise<void> {
   await page.goto(`/?${query}`);
   await expect(stepOut(page)).toHaveText(String(step));
   await expect(lanes(page)).toBeVisible();
+  // A run that takes long to count (more than a moment) counts in the background: wait for it.
+  await expect(page.getByTestId('progress')).toHaveCount(0);
 }
 
 /** The run's last step, as the scrubber's maximum. */

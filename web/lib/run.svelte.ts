@@ -9,7 +9,7 @@ import { flushSync } from 'svelte';
 import { RULES } from '../../core/narrate/narrate.js';
 import { toMermaid } from '../../core/report/mermaid.js';
 import { type Chapter, CHAPTERS, findChapter, type ResolvedChapter, StopFinder } from '../../core/report/chapters.js';
-import { parseScenarioText } from '../../core/scenario/parse.js';
+import { parseScenarioText, workProblems } from '../../core/scenario/parse.js';
 import { actionContext, readTimelineAction } from '../../core/scenario/timeline.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
@@ -21,11 +21,23 @@ import { InspectionLog, type LogEntry } from './inspect.js';
 import { inSequence, share } from './layout.js';
 import { type WalHop, walHops } from './wal-layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
+import { type Job, pastDeadline, runSliced } from './jobs.js';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = full speed, one step every frame
 export type Speed = (typeof SPEEDS)[number];
 
 export type ExportFormat = 'md' | 'mermaid' | 'json';
+
+/** Visible steps the page counts at most (the scrubber's range). */
+export const MAX_COUNTED_STEPS = 200000;
+
+/** Long work in progress (counting the run's steps, a jump), shown with a Cancel button. */
+export interface Progress {
+  label: string;
+  /** 0 .. 1 */
+  fraction: number;
+  detail: string;
+}
 
 export interface NarrationLine {
   step: number;
@@ -66,8 +78,23 @@ export class RunState {
   leftChapter = $state<string | null>(null);
   /** Presenter mode: full screen, large type, controls hidden. */
   presenter = $state(false);
+  /** Counting the run's steps, and a jump, while they take long (null otherwise). */
+  countProgress = $state.raw<Progress | null>(null);
+  seekProgress = $state.raw<Progress | null>(null);
+  /** Counting the steps was cancelled: `totalSteps` is what was counted by then. */
+  countCancelled = $state(false);
 
   private session: Session | null = null;
+  /** Counting the run's steps (a probe run), and a jump of the session, each in slices (jobs.ts). */
+  private counting: Job | null = null;
+  private seeking: Job | null = null;
+  /** What to do once counting ends (a jump the link asks for, End pressed while counting). */
+  private afterCount: Array<() => void> = [];
+
+  /** The long work to show: a jump the user asked for before counting in the background. */
+  get progress(): Progress | null {
+    return this.seekProgress ?? this.countProgress;
+  }
   /** The play loop; full speed (0) is one visible step every frame, so every step is drawn. */
   private readonly ticker = new Ticker();
   /** Frame durations (ms) while playing, for the performance check. */
@@ -84,8 +111,8 @@ export class RunState {
       if (findChapter(state.chapter) === undefined) {
         this.urlProblems = [...problems, `chapter: no chapter "${state.chapter}" (chapters: ${CHAPTERS.map((c) => c.id).join(', ')})`];
       } else {
-        this.loadChapter(state.chapter, (state.stop ?? 1) - 1);
-        if (state.step !== undefined) this.goTo(state.step);
+        const step = state.step;
+        this.loadChapter(state.chapter, (state.stop ?? 1) - 1, step === undefined ? undefined : () => this.goTo(step));
         return;
       }
     }
@@ -96,9 +123,13 @@ export class RunState {
       this.loadBundled(DEFAULT_SCENARIO);
       return;
     }
-    if (!this.load(text, id, state.seed, state.actions)) return;
+    const step = state.step;
+    if (!this.load(text, id, state.seed, state.actions, null, step === undefined ? undefined : () => this.goTo(step))) {
+      // The link's scenario is not shown: the picker says so rather than naming the default.
+      this.scenarioId = id;
+      return;
+    }
     if (state.partition && this.view?.partitions.some((p) => p.key === state.partition)) this.partitionKey = state.partition;
-    if (state.step !== undefined) this.goTo(state.step);
   }
 
   loadBundled(id: string): boolean {
@@ -107,8 +138,12 @@ export class RunState {
     return this.load(b.text, id);
   }
 
-  /** Parses and starts a scenario; on bad input shows every problem and changes nothing. */
-  load(text: string, id: string | null, seed?: number, actions: RecordedAction[] = [], chapter: Chapter | null = null): boolean {
+  /**
+   * Parses and starts a scenario; on bad input (a scenario or recorded actions past the
+   * limits of docs/scenario-format.md included) shows every problem and changes nothing.
+   * `then` runs once the run's steps are counted (at once for a short run).
+   */
+  load(text: string, id: string | null, seed?: number, actions: RecordedAction[] = [], chapter: Chapter | null = null, then?: () => void): boolean {
     const r = parseScenarioText(text, id ?? 'pasted scenario');
     if (!r.ok) {
       this.problems = r.problems;
@@ -124,8 +159,15 @@ export class RunState {
       if (read.ok) okActions.push({ step: a.step, action: read.action });
       else bad.push(...read.problems.map((p) => `${p.path}: ${p.message}`));
     });
+    // The actions a link carries count towards the same work budget as the scenario's timeline.
+    const work = workProblems(r.scenario, okActions.map((a) => a.action));
+    if (work.length > 0) {
+      this.problems = work;
+      return false;
+    }
     if (bad.length) this.urlProblems = [...this.urlProblems, ...bad];
     this.stop();
+    this.cancelSeek(false);
     this.chapter = null;
     this.leftChapter = null;
     this.problems = [];
@@ -138,7 +180,9 @@ export class RunState {
     this.inspection = [];
     this.wireLog();
     this.partitionKey = this.session.kernel.state.partitionOrder[0] ?? null;
-    this.countSteps(chapter && new StopFinder(chapter));
+    this.step = 0;
+    this.totalSteps = 0;
+    this.countSteps(chapter && new StopFinder(chapter), then);
     this.refresh();
     return true;
   }
@@ -149,17 +193,81 @@ export class RunState {
 
   /**
    * Total visible steps of the run with the current actions (for the scrubber). A chapter's
-   * stops are found on the same probe run.
+   * stops are found on the same probe run. A long run is counted in slices with progress
+   * shown (the page stays usable meanwhile); `then` runs once counting ends, or is cancelled.
    */
-  private countSteps(finder: StopFinder | null = null): void {
+  private countSteps(finder: StopFinder | null = null, then?: () => void): void {
+    this.counting?.drop();
+    this.counting = null;
+    this.countCancelled = false;
+    this.countProgress = null;
     if (!this.session || !this.scenario) return;
-    const probe = new Session(this.scenario, this.session.seed, [...this.session.actions]);
-    while (probe.step < 200000 && probe.forward()) finder?.observe(probe);
-    this.totalSteps = probe.step;
-    if (finder) this.chapter = finder.resolved(probe.step);
+    const scenario = this.scenario;
+    const probe = new Session(scenario, this.session.seed, [...this.session.actions], { lean: true });
+    this.afterCount = then ? [then] : [];
+    const finish = (cancelled: boolean) => {
+      this.counting = null;
+      this.countCancelled = cancelled;
+      this.countProgress = null;
+      this.totalSteps = Math.max(probe.step, this.step);
+      if (finder) this.chapter = finder.resolved(probe.step);
+      const after = this.afterCount;
+      this.afterCount = [];
+      for (const f of after) f();
+    };
+    const job = runSliced(
+      (deadline) => {
+        const late = pastDeadline(deadline);
+        while (probe.step < MAX_COUNTED_STEPS) {
+          if (late()) return false;
+          if (!probe.forward()) return true;
+          finder?.observe(probe);
+        }
+        return true;
+      },
+      {
+        onSlice: () => {
+          this.totalSteps = Math.max(probe.step, this.step);
+          const now = probe.kernel.state.nowMs;
+          this.countProgress = {
+            label: 'Counting steps',
+            fraction: Math.min(1, now / scenario.until),
+            detail: `t = ${now.toLocaleString('en-US')} of ${scenario.until.toLocaleString('en-US')} ms, ${probe.step.toLocaleString('en-US')} steps so far`,
+          };
+        },
+        onDone: () => finish(false),
+        onCancel: () => finish(true),
+      },
+    );
+    if (job.running) this.counting = job;
+  }
+
+  /**
+   * Cancel, for the work shown: a jump stops at the step it reached (counting, if it goes
+   * on, shows next); counting stops with the steps counted so far, and what was to follow it
+   * (a jump to the end, a link's step) is not done.
+   */
+  cancelWork(): void {
+    if (this.seeking) {
+      this.cancelSeek(true);
+      return;
+    }
+    this.afterCount = [];
+    this.counting?.cancel();
+  }
+
+  /** Stops a jump in progress; `refresh` shows the step it reached. */
+  private cancelSeek(refresh: boolean): void {
+    const job = this.seeking;
+    if (!job) return;
+    this.seeking = null;
+    job.drop();
+    this.seekProgress = null;
+    if (refresh) this.refresh();
   }
 
   forward(): void {
+    this.cancelSeek(false);
     this.instant = false;
     if (this.session?.forward()) this.refresh();
     else if (this.session) this.stop();
@@ -167,16 +275,53 @@ export class RunState {
 
   back(): void {
     this.stop();
+    this.cancelSeek(false);
     this.instant = false;
     this.session?.back();
     this.refresh();
   }
 
-  goTo(n: number): void {
-    if (!this.session) return;
+  /**
+   * Jump to step `n` (at most the end of the run). A long jump (replaying many steps from the
+   * nearest checkpoint) goes on in slices with progress shown; `then` runs when it arrives.
+   */
+  goTo(n: number, then?: () => void): void {
+    const session = this.session;
+    if (!session) return;
+    this.cancelSeek(false);
     this.instant = true;
-    this.session.goTo(Math.min(n, this.totalSteps));
-    this.refresh();
+    const target = this.counting || this.countCancelled ? n : Math.min(n, this.totalSteps);
+    // Declared first: a short jump ends inside runSliced, before its result is assigned.
+    let job: Job | null = null;
+    job = runSliced(
+      (deadline) => session.seek(target, pastDeadline(deadline, 4)),
+      {
+        onSlice: () => {
+          // The numbers follow; the picture is drawn when the jump arrives (or is cancelled).
+          this.step = session.step;
+          this.nowMs = session.kernel.state.nowMs;
+          this.seekProgress = {
+            label: `Going to step ${target.toLocaleString('en-US')}`,
+            fraction: target === 0 ? 1 : Math.min(1, session.step / target),
+            detail: `step ${session.step.toLocaleString('en-US')}, t = ${session.kernel.state.nowMs.toLocaleString('en-US')} ms`,
+          };
+        },
+        onDone: () => {
+          if (this.seeking === job) this.seeking = null;
+          this.seekProgress = null;
+          this.refresh();
+          then?.();
+        },
+      },
+    );
+    if (job.running) this.seeking = job;
+  }
+
+  /** End: the last step; while the steps are still being counted, once they are. */
+  goToEnd(): void {
+    this.stop();
+    if (this.counting) this.afterCount.push(() => this.goTo(this.totalSteps));
+    else this.goTo(this.totalSteps);
   }
 
   restart(): void {
@@ -186,6 +331,14 @@ export class RunState {
 
   act(action: TimelineAction): void {
     if (!this.session) return;
+    // The same work budget as the scenario file: an action past it is refused, nothing changes.
+    const work = workProblems(this.session.scenario, [...this.session.actions.map((a) => a.action), action]);
+    if (work.length > 0) {
+      this.problems = work;
+      return;
+    }
+    this.problems = [];
+    this.cancelSeek(false);
     if (this.chapter) {
       // The chapter's stops describe the scenario as written; an action changes the run.
       this.leftChapter = this.chapter.chapter.title;
@@ -200,13 +353,14 @@ export class RunState {
    * Plays a guided chapter: its bundled scenario, its stops resolved by running it, and
    * the stop `index` (clamped) shown.
    */
-  loadChapter(id: string, index = 0): boolean {
+  loadChapter(id: string, index = 0, then?: () => void): boolean {
     const c = findChapter(id);
     const b = c && BUNDLED.find((x) => x.id === c.scenario);
-    if (!c || !b || !this.load(b.text, c.scenario, undefined, [], c)) return false;
-    if (this.chapter === null || this.chapter.stops.length === 0) return true;
-    this.goToStop(index);
-    return true;
+    if (!c || !b) return false;
+    return this.load(b.text, c.scenario, undefined, [], c, () => {
+      if (this.chapter !== null && this.chapter.stops.length > 0) this.goToStop(index);
+      then?.();
+    });
   }
 
   goToStop(index: number): void {
@@ -285,6 +439,7 @@ export class RunState {
 
   play(): void {
     if (this.playing || !this.session) return;
+    this.cancelSeek(false);
     if (this.session.done) this.goTo(0);
     this.playing = true;
     this.instant = false;
@@ -325,6 +480,8 @@ export class RunState {
     // Unchanged parts keep their identity, so panels fed them skip their update.
     this.view = this.view === null ? buildView(k) : share(this.view, buildView(k));
     this.step = s.step;
+    // Past the steps counted (counting cancelled or still going): the scrubber follows.
+    if (this.step > this.totalSteps) this.totalSteps = this.step;
     this.followStops();
     this.done = s.done;
     this.nowMs = k.state.nowMs;

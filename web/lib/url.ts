@@ -19,6 +19,9 @@ export interface UrlState {
   present?: boolean;
 }
 
+/** Recorded actions a link may carry (each is also checked, and counted in the work budget). */
+export const MAX_URL_ACTIONS = 1000;
+
 function toBase64Url(text: string): string {
   const bytes = new TextEncoder().encode(text);
   let bin = '';
@@ -87,6 +90,10 @@ export function decodeUrlState(search: string): { state: UrlState; problems: str
     try {
       const parsed = JSON.parse(fromBase64Url(actions)) as unknown;
       if (!Array.isArray(parsed)) throw new Error('not a list');
+      if (parsed.length > MAX_URL_ACTIONS) {
+        problems.push(`actions: at most ${MAX_URL_ACTIONS} recorded actions, got ${parsed.length}; none were used`);
+        parsed.length = 0;
+      }
       for (const a of parsed) {
         if (a && typeof a === 'object' && Number.isInteger((a as RecordedAction).step) && typeof (a as RecordedAction).action?.kind === 'string') {
           state.actions.push({ step: (a as RecordedAction).step, action: (a as RecordedAction).action });
