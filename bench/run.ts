@@ -16,6 +16,10 @@
  *      bundled scenario at full speed in Chromium (16.7 ms) (bench/page.ts).
  *   7. stores: the S3 adapter's upload throughput against the raw SDK, on s3rver
  *      (bench/s3-upload.ts). Budget: at least 0.9.
+ *   8. history: one record every 1 ms on one partition (bench/one-record-per-ms.yaml), as
+ *      classic KIP-405 and with KIP-1176's WAL: the CPU time per step of the last 100,000
+ *      steps of a 600,000-step run over that of the first 100,000 (bench/history.ts).
+ *      Budget: at most 1.5 in each mode.
  *
  * Options: `--json` prints one JSON document; `--smoke` runs small versions of every part
  * (CI: checks the benchmark works, enforces no budget); `--only kernel,xstate,...` runs
@@ -39,6 +43,7 @@ import type { RunFigures, RunSpec } from './kernel-run.js';
 import { measurePage } from './page.js';
 import type { S3UploadFigures } from './s3-upload.js';
 import type { ScalingFigures, ScalingSpec } from './scaling.js';
+import type { HistoryFigures, HistorySpec } from './history.js';
 import type { SeekFigures, SeekSpec } from './seek.js';
 import { REFERENCE, type WorkloadOptions } from './workloads.js';
 import type { XStateFigures, XStateSpec } from './xstate-overhead.js';
@@ -48,7 +53,7 @@ const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const smoke = argv.includes('--smoke');
 const onlyAt = argv.indexOf('--only');
-const PARTS = ['kernel', 'xstate', 'scaling', 'seeking', 'memory', 'page', 'stores'] as const;
+const PARTS = ['kernel', 'xstate', 'scaling', 'seeking', 'memory', 'page', 'stores', 'history'] as const;
 type Part = (typeof PARTS)[number];
 const only = new Set<string>(onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : PARTS);
 for (const p of only) {
@@ -69,6 +74,7 @@ const SIZE = smoke
       seek: { events: 5_000, backs: 10, jumps: 20 } as SeekSpec,
       s3: { segments: 4, warmup: 1, rounds: 3 },
       scenarioRepeats: 1,
+      history: { steps: 60_000, window: 10_000 } as HistorySpec,
     }
   : {
       hour: {} as WorkloadOptions,
@@ -79,6 +85,7 @@ const SIZE = smoke
       seek: { events: 100_000, backs: 40, jumps: 120 } as SeekSpec,
       s3: {},
       scenarioRepeats: 3,
+      history: { steps: 600_000, window: 100_000 } as HistorySpec,
     };
 
 interface Figure {
@@ -273,6 +280,20 @@ async function main(): Promise<void> {
     details.stores = s;
     figure('stores', 'S3 adapter upload throughput / raw SDK (s3rver)', s.ratio, 'x', '>=', 0.9);
     note(`adapter ${s.adapterMiBps} MiB/s, raw SDK ${s.rawMiBps} MiB/s (${s.segments} segments a round, ${s.rounds} rounds)`);
+  });
+
+  await part('history', () => {
+    heading('8. History: one record every 1 ms, a step late in the run against one early on');
+    const runs: Record<string, HistoryFigures> = {};
+    for (const mode of ['classic', 'wal'] as const) {
+      const h = child<HistoryFigures>('history.ts', { ...SIZE.history, mode } satisfies HistorySpec);
+      runs[mode] = h;
+      const k = (n: number) => `${n / 1000}k`;
+      figure('history', `${mode}: CPU per step, steps ${k(h.steps - h.window)}-${k(h.steps)} / 0-${k(h.window)}`, h.ratio, 'x', '<=', 1.5);
+      note(`first ${h.firstUsPerStep} us a step (${h.firstStepsPerSecond} steps/s), last ${h.lastUsPerStep} us (${h.lastStepsPerSecond} steps/s); last / second window ${h.ratioToSecond}x; wall clock last / first ${h.wallRatio}x`);
+      note(`windows of ${k(h.window)} steps, CPU ms: ${h.windowsCpuMs.join(', ')}; ${(h.simulatedMs / 1000).toFixed(0)} s simulated, ${h.traceEntries} trace entries, ${mb(h.heldHeapBytes)} MB held at the end`);
+    }
+    details.history = runs;
   });
 
   const missed = figures.filter((f) => !f.ok);
