@@ -11,7 +11,7 @@
  * compiler's threads included), not the wall clock, which also counts the time the process
  * waited for a core on a machine shared with other work; wall times are reported beside.
  * The first window includes the JIT's warm-up and the run's young objects growing into the
- * shapes they keep (it took 1.8 to 2.5 times the second in the runs measured here, and
+ * shapes they keep (it took 1.5 to 2.5 times the second in the runs measured here, and
  * still 1.5 to 1.7 times the later ones after a throwaway run of 100,000 steps in the same
  * process had warmed the JIT), so the last window is
  * also compared with the second (`ratioToSecond`), which has neither: printed, not held to
