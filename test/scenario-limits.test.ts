@@ -25,6 +25,7 @@ import {
   workProblems,
 } from '../core/scenario/parse.js';
 import type { InputProblem, ParseResult, Scenario } from '../core/scenario/types.js';
+import { assembleWalObject } from '../core/domain/wal.js';
 import { loadConformance } from '../src/conformance.js';
 import { ROOT } from './support/run.js';
 
@@ -276,6 +277,15 @@ describe('the work budget', () => {
       }
       expect(s.name.length, file).toBeLessThan(MAX_NAME_CHARS / 2);
     }
+  });
+});
+
+describe('what the limits allow, the model holds', () => {
+  test('a WAL object of one produce at the record limit (625,000 batches) is assembled (it overflowed the call stack)', () => {
+    const batches = Array.from({ length: 700_000 }, (_, i) => ({ baseOffset: i * 16, lastOffset: i * 16 + 15, leaderEpoch: 0, producerId: 1, baseSequence: i * 16, bytes: 16384, appendedMs: 0 }));
+    const o = assembleWalObject([{ key: 't-0', leaderEpoch: 0, batches }]);
+    expect(o.batches).toHaveLength(700_000);
+    expect(o.chunks[0].range).toEqual([0, 700_000 * 16384 - 1]);
   });
 });
 

@@ -76,7 +76,9 @@ export function assembleWalObject(parts: Array<{ key: string; leaderEpoch: numbe
       range: [pos, pos + size - 1],
       batches: p.batches,
     });
-    batches.push(...p.batches);
+    // Not push(...p.batches): one produce at the record limit is 625,000 batches, past the
+    // number of arguments a call can take.
+    for (const b of p.batches) batches.push(b);
     pos += size;
   }
   return { chunks, batches, bytes: pos };

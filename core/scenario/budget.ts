@@ -67,9 +67,13 @@ const EVENTS_PER_CONSUMER_FETCH = 3;
 const EVENTS_PER_RLM_RUN = 2;
 /** Kernel events of one tiered segment: its copy (the step, four object PUTs, metadata) and its later delete. */
 const EVENTS_PER_TIERED_SEGMENT = 12;
-/** Kernel events of one produce on a WAL topic, besides the fetches: the combiner's timer and PUT, the metadata record, per follower a ranged GET and its append. */
-const WAL_EVENTS_PER_PRODUCE = 4;
-const WAL_EVENTS_PER_FOLLOWER = 4;
+/**
+ * Kernel events of one produce on a WAL topic, besides the fetches (the combiner's timer and
+ * PUT, the metadata record, per follower a ranged GET and its append), counted twice: these
+ * steps leave about two trace entries each, and the trace is most of what a run holds.
+ */
+const WAL_EVENTS_PER_PRODUCE = 8;
+const WAL_EVENTS_PER_FOLLOWER = 8;
 /** A consumer Fetch asks for at most this (core/sim/clients.ts). */
 const CONSUMER_FETCH_BYTES = 1_048_576;
 
