@@ -2,15 +2,18 @@
  * Reading and validating a scenario file (docs/scenario-format.md).
  *
  * `parseScenarioText` reads YAML or JSON (JSON is YAML) with safe options; then
- * `validateScenario` checks the plain value and applies the defaults. Every problem is
- * reported, each with the path of the offending value and what was expected; neither
- * function throws. Validation only descends into known shapes, and outputs are built
- * from fresh objects holding only known keys, so hostile keys (`__proto__`, ...) are
- * reported as unknown and never copied.
+ * `validateScenario` checks the plain value and applies the defaults, and a scenario that
+ * is otherwise valid is checked against the work budget (budget.ts). Every problem is
+ * reported, each with the path of the offending value and what was expected (the first
+ * MAX_PROBLEMS, then one entry counting the rest); neither function throws. The limits are
+ * listed in docs/scenario-format.md, "Limits". Validation only descends into known
+ * shapes, and outputs are built from fresh objects holding only known keys, so hostile keys
+ * (`__proto__`, ...) are reported as unknown and never copied.
  *
  * The parts live beside this file: checks.ts (limits, problems, checkers), yaml.ts (the
  * text), configs.ts, topics.ts and timeline.ts (the timeline, and the check of one action
- * that the page also uses). This file checks the top level and ties them together.
+ * that the page also uses), budget.ts (the work a run would take). This file checks the
+ * top level and ties them together.
  */
 import type { ConfigValue } from '../domain/config.js';
 import {
@@ -159,8 +162,9 @@ function internalProblem(e: unknown): ParseResult {
 }
 
 /**
- * Validates a plain value (as YAML or JSON gives it) against the scenario schema and
- * applies the defaults. Reports every problem; never throws.
+ * Validates a plain value (as YAML or JSON gives it) against the scenario schema and the
+ * limits, and applies the defaults. Reports every problem (the first MAX_PROBLEMS, then a
+ * count); never throws.
  */
 export function validateScenario(raw: unknown, options?: ValidateOptions): ParseResult {
   try {

@@ -155,3 +155,33 @@ test('End on a long run jumps in slices, with progress; Cancel leaves it part wa
   await page.getByTestId('step-forward').click();
   await expect(page.getByTestId('step')).toHaveText(String(reached));
 });
+
+test('the Markdown report of a long run is built off the page, with progress and Cancel', async ({ page }) => {
+  // Goal: the report runs the scenario again in each design (seconds near the budget); the
+  //   page stays usable meanwhile and Cancel stops it.
+  // Method: open LONG, cancel counting; Export > Markdown report: the progress box says the
+  //   report is being built; step forward works meanwhile; Cancel: the box goes and the
+  //   export panel says it was cancelled. Then a short scenario's report still downloads.
+  await page.goto(`/?${srcQuery(LONG)}`);
+  const progress = page.getByTestId('progress');
+  await expect(progress).toContainText('Counting steps');
+  await page.getByTestId('cancel-work').click();
+  await expect(progress).toHaveCount(0);
+  await page.getByTestId('export-md').click();
+  await expect(progress).toContainText('Building the report');
+  await expect(page.getByTestId('export-status')).toHaveText('Building the report…');
+  await page.getByTestId('step-forward').click();
+  await expect(page.getByTestId('step')).toHaveText('1');
+  await shot(page, 'limits-report-progress');
+  await page.getByTestId('cancel-work').click();
+  await expect(progress).toHaveCount(0);
+  await expect(page.getByTestId('export-status')).toHaveText('Export cancelled');
+
+  await page.goto('/?scenario=kip1023-bootstrap');
+  await expect(page.getByTestId('offset-lanes')).toBeVisible();
+  const download = page.waitForEvent('download');
+  await page.getByTestId('export-md').click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/\.md$/);
+  await expect(page.getByTestId('export-status')).toContainText('Saved');
+});

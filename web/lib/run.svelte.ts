@@ -22,6 +22,7 @@ import { inSequence, share } from './layout.js';
 import { type WalHop, walHops } from './wal-layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
 import { type Job, pastDeadline, runSliced } from './jobs.js';
+import type { ReportReply, ReportRequest } from './report-worker.js';
 
 export const SPEEDS = [1, 2, 5, 10, 30, 0] as const; // steps per second; 0 = full speed, one step every frame
 export type Speed = (typeof SPEEDS)[number];
@@ -34,8 +35,8 @@ export const MAX_COUNTED_STEPS = 200000;
 /** Long work in progress (counting the run's steps, a jump), shown with a Cancel button. */
 export interface Progress {
   label: string;
-  /** 0 .. 1 */
-  fraction: number;
+  /** 0 .. 1, or null when it cannot be told (a report being built). */
+  fraction: number | null;
   detail: string;
 }
 
@@ -81,6 +82,9 @@ export class RunState {
   /** Counting the run's steps, and a jump, while they take long (null otherwise). */
   countProgress = $state.raw<Progress | null>(null);
   seekProgress = $state.raw<Progress | null>(null);
+  /** The Markdown report being built in a worker (report-worker.ts). */
+  exportProgress = $state.raw<Progress | null>(null);
+  private exportCancel: (() => void) | null = null;
   /** Counting the steps was cancelled: `totalSteps` is what was counted by then. */
   countCancelled = $state(false);
 
@@ -93,7 +97,7 @@ export class RunState {
 
   /** The long work to show: a jump the user asked for before counting in the background. */
   get progress(): Progress | null {
-    return this.seekProgress ?? this.countProgress;
+    return this.seekProgress ?? this.exportProgress ?? this.countProgress;
   }
   /** The play loop; full speed (0) is one visible step every frame, so every step is drawn. */
   private readonly ticker = new Ticker();
@@ -252,6 +256,10 @@ export class RunState {
       this.cancelSeek(true);
       return;
     }
+    if (this.exportCancel) {
+      this.exportCancel();
+      return;
+    }
     this.afterCount = [];
     this.counting?.cancel();
   }
@@ -390,17 +398,46 @@ export class RunState {
       });
       return { text, extension: 'mmd', type: 'text/plain' };
     }
-    // The report of the whole run, with the chapter's stops in a chapter and the user's actions.
-    // Its renderer is loaded on first use: most visits never export one.
-    const { buildReport, renderReport } = await import('../../core/report/report.js');
-    const report = buildReport(s.scenario, {
+    // The report of the whole run, with the chapter's stops in a chapter and the user's
+    // actions. It runs the scenario again in each design: off the page's thread, with
+    // progress and Cancel (report-worker.ts, loaded on first use: most visits never export one).
+    const request: ReportRequest = {
+      scenario: s.scenario,
       seed: s.seed,
-      chapter: this.chapter?.chapter,
-      actions: s.actions,
+      ...(this.chapter ? { chapterId: this.chapter.chapter.id } : {}),
+      actions: s.actions.map((a) => ({ step: a.step, action: a.action })),
       scenarioRef: this.scenarioId ?? s.scenario.name,
-      walkthroughUrl: typeof location === 'undefined' ? undefined : location.href,
+      ...(typeof location === 'undefined' ? {} : { walkthroughUrl: location.href }),
+    };
+    return { text: await this.reportInWorker(request), extension: 'md', type: 'text/markdown' };
+  }
+
+  private reportInWorker(request: ReportRequest): Promise<string> {
+    if (typeof Worker === 'undefined') return import('./report-worker.js').then((m) => m.reportText(request));
+    this.exportCancel?.();
+    return new Promise<string>((resolve, reject) => {
+      const worker = new Worker(new URL('./report-worker.ts', import.meta.url), { type: 'module' });
+      const end = () => {
+        worker.terminate();
+        this.exportCancel = null;
+        this.exportProgress = null;
+      };
+      this.exportCancel = () => {
+        end();
+        reject(new Error('cancelled'));
+      };
+      this.exportProgress = { label: 'Building the report', fraction: null, detail: 'the run in each design, off the page' };
+      worker.onmessage = (e: MessageEvent<ReportReply>) => {
+        end();
+        if (e.data.ok) resolve(e.data.text);
+        else reject(new Error(e.data.message));
+      };
+      worker.onerror = (e) => {
+        end();
+        reject(new Error(e.message || 'the report could not be built'));
+      };
+      worker.postMessage(request);
     });
-    return { text: renderReport(report, 'md'), extension: 'md', type: 'text/markdown' };
   }
 
   setPresenter(on: boolean): void {
