@@ -338,6 +338,15 @@ describe('through the CLI', () => {
     expect(r.stderr).toMatch(/the file is 200,\d{3} bytes; a scenario file may be at most 131,072 bytes/);
   });
 
+  test('issue 17: a file of 200,000 bad events is one line about its size, not 99,999 problems in 9 MB', () => {
+    const events = Array.from({ length: 200_000 }, (_, i) => `  - {at: ${i}, crash: {broker: 9}}`).join('\n');
+    const path = file('huge-timeline.yaml', `name: many\nbrokers: 1\ntopics: [{name: t, partitions: 1, replicas: [[0]]}]\ntimeline:\n${events}\nuntil: 1000000\n`);
+    const r = cli('validate', path);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(2);
+    expect(r.stderr).toMatch(/: 1 problem\n {2}\(file\): .*the file is [\d,]+ bytes; a scenario file may be at most 131,072 bytes/);
+  });
+
   test('3,000 bad events print the first 100 problems and a count, not one line each', () => {
     const events = Array.from({ length: 3000 }, (_, i) => `  - {at: ${i}, crash: {broker: 9}}`).join('\n');
     const path = file('many.yaml', `name: many\nbrokers: 1\ntopics: [{name: t, partitions: 1, replicas: [[0]]}]\ntimeline:\n${events}\nuntil: 100000\n`);
