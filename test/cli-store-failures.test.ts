@@ -209,18 +209,24 @@ describe('signals stop a run between steps', () => {
   beforeAll(() => {
     writeFileSync(
       long,
-      'name: long\nuntil: 1000000\nbrokers: 3\ntopics:\n  - name: t\n    partitions: 1\n    replicas: [[0, 1, 2]]\ntimeline:\n  - at: 0\n    produce: { topic: t, partition: 0, records: 1, everyMs: 1 }\n',
+      // About 2 s of stepping here, inside the scenario work budget (docs/scenario-format.md, Limits).
+      'name: long\nuntil: 1000000\nbrokers: 3\ntopics:\n  - name: t\n    partitions: 1\n    replicas: [[0, 1, 2]]\ntimeline:\n  - at: 0\n    produce: { topic: t, partition: 0, records: 1, everyMs: 20 }\n',
     );
   });
 
-  /** Starts `cmd`, waits until it has run a while, sends `sig` to `target(pid)`, returns how it ended. */
+  /** Starts `cmd`, waits until its run has started, sends `sig` to `target(pid)`, returns how it ended. */
   function stopWith(cmd: string[], sig: NodeJS.Signals, target: (pid: number) => number) {
     return new Promise<{ code: number | null; stderr: string; orphans: string }>((done) => {
       const p = spawn(cmd[0], cmd.slice(1), { cwd: ROOT });
       let stderr = '';
       p.stderr.on('data', (d) => (stderr += d));
-      p.stdout.on('data', () => {});
-      setTimeout(() => process.kill(target(p.pid!), sig), 4000);
+      // The signal goes once the run has started (its first narration lines are out).
+      let sent = false;
+      p.stdout.on('data', () => {
+        if (sent) return;
+        sent = true;
+        setTimeout(() => process.kill(target(p.pid!), sig), 300);
+      });
       p.on('exit', (code) => {
         setTimeout(() => {
           const orphans = spawnSync('pgrep', ['-f', long], { encoding: 'utf8' }).stdout.trim();
