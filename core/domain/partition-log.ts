@@ -18,6 +18,7 @@ import {
   truncateFromStart,
 } from './leader-epoch-cache.js';
 import { type ProducerEntry, type ProducerState, applyBatchToProducerState, truncateProducerState } from './producer-state.js';
+import { firstNotBefore } from '../util/bisect.js';
 
 // Segments hold batches; the log's users name the type from here.
 export type { RecordBatch };
@@ -137,14 +138,7 @@ export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: nu
     if (seg.endOffset < fetchOffset) continue;
     // Batches are in offset order: the first one ending at or past fetchOffset, by bisection.
     const batches = seg.batches;
-    let lo = 0;
-    let hi = batches.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (batches[mid].lastOffset < fetchOffset) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < batches.length; i++) {
+    for (let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset); i < batches.length; i++) {
       const b = batches[i];
       if (out.length > 0 && bytes + b.bytes > maxBytes) return out;
       out.push(b);

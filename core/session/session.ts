@@ -13,6 +13,7 @@ import type { Scenario, TimelineAction } from '../scenario/types.js';
 import { type Delivery, Kernel } from '../sim/kernel.js';
 import type { Checkpoint } from '../sim/state.js';
 import type { TraceEntry } from '../sim/trace.js';
+import { firstNotBefore } from '../util/bisect.js';
 
 export interface RecordedAction {
   /** Applied right after this step was reached. */
@@ -106,14 +107,7 @@ export class Session {
   /** The visible step that produced trace entry `i` (entries before step 1 belong to step 0). */
   stepOfEntry(i: number): number {
     const ends = this.traceEnds;
-    let lo = 0;
-    let hi = ends.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ends[mid] > i) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
+    return firstNotBefore(ends, (end) => end <= i, 0, Math.max(0, ends.length - 1));
   }
 
   /** One visible step forward. Returns false at the end of the run. */

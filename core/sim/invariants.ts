@@ -6,6 +6,7 @@ import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import { logEndOffset } from '../domain/partition-log.js';
 import { epochForOffset } from '../domain/leader-epoch-cache.js';
 import { isAllowedTransition, type RemoteSegmentMetadata, type RemoteSegmentState } from '../domain/remote-metadata.js';
+import { firstNotBefore } from '../util/bisect.js';
 
 export interface Violation {
   atMs: number;
@@ -133,15 +134,8 @@ const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
 function leaderBatchAt(log: PartitionLog, offset: number): RecordBatch | undefined {
   for (const seg of log.segments) {
     if (offset < seg.baseOffset || offset > seg.endOffset) continue;
-    let lo = 0;
-    let hi = seg.batches.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const b = seg.batches[mid];
-      if (b.lastOffset < offset) lo = mid + 1;
-      else if (b.baseOffset > offset) hi = mid - 1;
-      else return b;
-    }
+    const b = seg.batches[firstNotBefore(seg.batches, (x) => x.lastOffset < offset)];
+    if (b !== undefined && b.baseOffset <= offset) return b;
   }
   return undefined;
 }

@@ -18,6 +18,7 @@ import { chunkRef, combinerFacts, latencyMs, replica, tiered, walEnabled } from 
 import { appendAsFollower, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import { BROKER_KEY, type KernelEventOf, type WalState } from './state.js';
+import { firstNotBefore } from '../util/bisect.js';
 
 /** The combiner's flush: one object with every led WAL partition's new batches. */
 export function walFlush(s: Sim, broker: number, requestId: number, reason: string): void {
@@ -51,23 +52,9 @@ export function walFlush(s: Sim, broker: number, requestId: number, reason: stri
  */
 function batchesFrom(segments: readonly Segment[], next: number): RecordBatch[] {
   const out: RecordBatch[] = [];
-  let lo = 0;
-  let hi = segments.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (segments[mid].endOffset < next) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let s = lo; s < segments.length; s++) {
+  for (let s = firstNotBefore(segments, (seg) => seg.endOffset < next); s < segments.length; s++) {
     const batches = segments[s].batches;
-    let i = 0;
-    let j = batches.length;
-    while (i < j) {
-      const mid = (i + j) >> 1;
-      if (batches[mid].baseOffset < next) i = mid + 1;
-      else j = mid;
-    }
-    for (; i < batches.length; i++) out.push(batches[i]);
+    for (let i = firstNotBefore(batches, (b) => b.baseOffset < next); i < batches.length; i++) out.push(batches[i]);
   }
   return out;
 }
@@ -263,14 +250,8 @@ export function onWalDeleteDone(s: Sim, ev: KernelEventOf<'storeDone'>): void {
 
 /** Index of `id` in the ascending `ids` from `from` on, or -1 (bisection). */
 function indexIn(ids: readonly number[], from: number, id: number): number {
-  let lo = from;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ids[mid] < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < ids.length && ids[lo] === id ? lo : -1;
+  const i = firstNotBefore(ids, (x) => x < id, from);
+  return i < ids.length && ids[i] === id ? i : -1;
 }
 
 const holds = (ids: readonly number[], from: number, id: number): boolean => indexIn(ids, from, id) >= 0;

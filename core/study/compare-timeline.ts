@@ -22,6 +22,7 @@ import type { StoreName } from '../ports/object-store.js';
 import { type CrossZoneBytes, costUsd, type StoreCounters } from '../sim/costs.js';
 import { buildRunJson, latencySummary, type PartitionJson } from '../sim/output.js';
 import type { TraceEntry } from '../sim/trace.js';
+import { firstNotBefore } from '../util/bisect.js';
 
 /** The figures of a `CompareRow` as they stand at one moment of a run. */
 export interface SidePoint {
@@ -160,14 +161,7 @@ export function mergeStepTimes(...lists: ReadonlyArray<readonly number[]>): numb
  * (step 0 is the run before anything happens).
  */
 export function stepAtOrBefore(times: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = times.length; // first index with times[i] > t
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (times[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return Math.max(0, lo - 1);
+  return Math.max(0, firstNotBefore(times, (x) => x <= t) - 1);
 }
 
 /** The cursor position of time `t`: the latest merged time at or before it (0 below the first). */
