@@ -157,4 +157,16 @@ describe('CLI', () => {
       expect(out).toContain('valid');
     }
   });
+
+  test('--max-steps: a budget the run fits exactly still ends at until; one step less is exit 2', () => {
+    const whole = JSON.parse(cli('run', 'kip1023-bootstrap', '--json').stdout);
+    const steps = whole.metrics.steps as number;
+    const exact = cli('run', 'kip1023-bootstrap', '--json', '--max-steps', String(steps));
+    expect(exact.code).toBe(0);
+    expect(JSON.parse(exact.stdout).endMs).toBe(whole.endMs);
+    expect(exact.stdout).toBe(cli('run', 'kip1023-bootstrap', '--json').stdout);
+    const short = cli('run', 'kip1023-bootstrap', '--json', '--max-steps', String(steps - 1));
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(new RegExp(`^run: stopped after ${steps - 1} steps at t=\\d+ms of 3000ms`));
+  });
 });

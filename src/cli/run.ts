@@ -131,6 +131,9 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     process.off('SIGTERM', onSignal);
     if (store instanceof S3ObjectStore) store.destroy();
   }
+  // A run whose last event was the budget's last step still ends at `until` (the step
+  // that finds no event left is the one that moves the clock there).
+  if (stoppedBy === null && !failed() && !kernel.hasNext()) kernel.step();
   flush();
   if (stoppedBy !== null) {
     io.err(`run: stopped by ${stoppedBy} at t=${kernel.nowMs}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
