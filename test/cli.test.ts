@@ -169,4 +169,18 @@ describe('CLI', () => {
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(new RegExp(`^run: stopped after ${steps - 1} steps at t=\\d+ms of 3000ms`));
   });
+
+  test('--no-work-budget: a scenario over the work budget is refused without it, accepted with it, and the CLI says the budget is off', () => {
+    const file = join('bench', 'one-record-per-ms.yaml');
+    const refused = cli('validate', file);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/timeline events .* more than the limit of 100,000/);
+    const accepted = cli('validate', file, '--no-work-budget');
+    expect(accepted.code).toBe(0);
+    expect(accepted.stderr).toMatch(/^validate: note: the scenario work budget is off \(--no-work-budget\)/);
+    const short = cli('run', file, '--no-work-budget', '--max-steps', '1000');
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/run: stopped after 1000 steps/);
+  });
 });
+

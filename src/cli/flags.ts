@@ -28,6 +28,8 @@ export interface Flags {
   traceOut?: string;
   latency: 'model' | 'measured';
   storeFailures?: 'exit' | 'fault';
+  /** False with --no-work-budget: the scenario's work is not checked against the budget. */
+  workBudget: boolean;
   modes?: Mode[];
   seeds?: number;
   maxSteps?: number;
@@ -49,7 +51,7 @@ export const MAX_WORKERS = 64;
 const REPORT_ONLY = new Set(['--format', '--chapter', '--out', '--from', '--to', '--max-messages']);
 
 export function parseFlags(args: string[], command?: string): Flags {
-  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model' };
+  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model', workBudget: true };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (command !== 'report' && REPORT_ONLY.has(a)) throw new UsageError(`unknown option ${a}`);
@@ -173,6 +175,9 @@ export function parseFlags(args: string[], command?: string): Flags {
         f.maxMessages = Number(v);
         break;
       }
+      case '--no-work-budget':
+        f.workBudget = false;
+        break;
       case '--force-path-style':
         f.forcePathStyle = true;
         break;

@@ -53,6 +53,9 @@ Options:
                        run; written whole or not at all)
   --max-steps N        stop (exit 2) after N steps (default 5000000): a guard against
                        scenarios that would run for hours
+  --no-work-budget     do not refuse a scenario over the work budget (events, records,
+                       batches, segments: docs/scenario-format.md, Limits); the other
+                       limits still apply (also for compare, report, validate, explore)
   --verbose            narrate every step, including machine state changes and empty fetches
   --help               this text
 

@@ -33,7 +33,7 @@ function cmdCompare(flags: Flags, io: Io): number {
   if (flags.positional.length !== 1) throw new UsageError('compare needs exactly one FILE');
   if (flags.store !== 'memory') throw new UsageError('compare runs in memory only (no --store)');
   const file = flags.positional[0];
-  const loaded = loadScenario(file);
+  const loaded = loadScenario(file, { workBudget: flags.workBudget });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
   // The same guard as run's: each mode's run may take at most this many steps.
   const maxSteps = flags.maxSteps ?? 5_000_000;
@@ -83,7 +83,7 @@ async function cmdExplore(flags: Flags, io: Io): Promise<number> {
   if (flags.positional.length > 0) throw new UsageError('explore takes no FILE; use --scenario FILE');
   const scenarios: Array<{ file: string; scenario: Scenario }> = [];
   if (flags.scenario !== undefined) {
-    const loaded = loadScenario(flags.scenario);
+    const loaded = loadScenario(flags.scenario, { workBudget: flags.workBudget });
     if (!loaded.ok) return printProblems(io, flags.scenario, loaded.problems, flags.json), EXIT.badInput;
     scenarios.push({ file: basename(resolveScenarioPath(flags.scenario)).replace(/\.(ya?ml|json)$/, ''), scenario: loaded.scenario });
   } else {
@@ -175,7 +175,7 @@ function cmdReport(flags: Flags, io: Io): number {
     chapter = findChapter(file)!;
     file = chapter.scenario;
   }
-  const loaded = loadScenario(file);
+  const loaded = loadScenario(file, { workBudget: flags.workBudget });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, false), EXIT.badInput;
   if (flags.out !== undefined) {
     const bad = checkOutputPath(flags.out);
@@ -230,7 +230,7 @@ function cmdValidate(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.validate), EXIT.ok;
   if (flags.positional.length !== 1) throw new UsageError('validate needs exactly one FILE');
   const file = flags.positional[0];
-  const loaded = loadScenario(file);
+  const loaded = loadScenario(file, { workBudget: flags.workBudget });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
   if (flags.json) io.out(JSON.stringify({ file, valid: true, problems: [] }, null, 2));
   else io.out(`${file}: valid (${loaded.scenario.name})`);
@@ -245,6 +245,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return command === undefined ? EXIT.badInput : EXIT.ok;
     }
     const flags = parseFlags(rest, command);
+    if (!flags.workBudget && !flags.help && ['run', 'compare', 'report', 'validate', 'explore'].includes(command)) {
+      io.err(`${command}: note: the scenario work budget is off (--no-work-budget): a scenario past it can take minutes and gigabytes; --max-steps still stops a run (docs/scenario-format.md, Limits)`);
+    }
     switch (command) {
       case 'run':
         return await cmdRun(flags, io);

@@ -38,7 +38,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (flags.store === 'fs' && flags.dir === undefined) throw new UsageError('--store fs needs --dir PATH');
   if (flags.store === 's3' && flags.bucket === undefined) throw new UsageError('--store s3 needs --bucket NAME');
   const file = flags.positional[0];
-  const loaded = loadScenario(file);
+  const loaded = loadScenario(file, { workBudget: flags.workBudget });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
   // An output that cannot be written is found before the run, not after it.
   if (flags.traceOut !== undefined) {

@@ -21,7 +21,8 @@ export function resolveScenarioPath(arg: string): string {
 
 export type Loaded = { ok: true; scenario: Scenario } | { ok: false; problems: InputProblem[] };
 
-export function loadScenario(file: string): Loaded {
+/** `workBudget: false` (`--no-work-budget`) skips the work budget; every other limit still applies. */
+export function loadScenario(file: string, opts: { workBudget?: boolean } = {}): Loaded {
   const path = resolveScenarioPath(file);
   let text: string;
   try {
@@ -37,7 +38,7 @@ export function loadScenario(file: string): Loaded {
     const why = code === 'ENOENT' ? 'no such file (and no bundled scenario of that name)' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? 'error'})`;
     return { ok: false, problems: [{ path: '', message: `${file}: ${why}` }] };
   }
-  return parseScenarioText(text, basename(path));
+  return parseScenarioText(text, basename(path), { checkWork: opts.workBudget !== false });
 }
 
 export function printProblems(io: Io, file: string, problems: InputProblem[], json: boolean): void {
