@@ -68,6 +68,7 @@ export type KernelRule =
   | 'notLeader'
   | 'notReplica'
   | 'brokerDown'
+  | 'brokerUnreachable'
   | 'brokerCrashed'
   | 'brokerRestarted'
   | 'networkPartition'

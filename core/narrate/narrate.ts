@@ -34,6 +34,7 @@ export const RULES: Record<string, string> = {
   endOffsetForEpoch: 'the leader epoch cache gives the end offset of the requested epoch (the start of the next higher one)',
   notLeader: 'the broker is not the partition\'s leader',
   brokerDown: 'the broker is down: connections to it fail, and the controller removes it from the ISR',
+  brokerUnreachable: 'the broker is down: the request gets no answer, only a network error (the sender backs off and retries)',
   classicOutOfRange:
     'classic path (docs/protocol.md §4.1): ask the leader\'s Log-End-Offset (ListOffsets -1), then its Log-Start-Offset (ListOffsets -2)',
   classicOutOfRangeNotEmpty:
@@ -243,6 +244,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
     case 'isr':
       return `${t} ${tp}: ISR is now [${(x.isr as number[]).join(', ')}]${because(e.rule)}`;
     case 'leader':
+      if ((x.broker as number) < 0) return `${t} ${tp}: no leader at epoch ${x.leaderEpoch}${because(e.rule)}`;
       return `${t} ${tp}: broker ${x.broker} leads at epoch ${x.leaderEpoch}${because(e.rule)}`;
     case 'highWatermark':
       return verbose ? `${t} broker ${x.broker} ${tp}: high watermark ${x.highWatermark}` : null;

@@ -48,7 +48,7 @@ export function admitRequest(s: Sim, msg: RequestMessage): boolean {
   if (typeof msg.source === 'number' && !brokers[msg.source].alive) return false;
   if (!brokers[target]?.alive) {
     // The connection fails; the requester sees a network error after the round trip.
-    reply(s, msg, { error: 'NETWORK_EXCEPTION', rule: 'brokerDown' }, target);
+    reply(s, msg, { error: 'NETWORK_EXCEPTION', rule: 'brokerUnreachable' }, target);
     return false;
   }
   if (typeof msg.source === 'number' && (s.state.isolated[String(target)] || s.state.isolated[String(msg.source)])) {

@@ -171,7 +171,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     io.out('');
     io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} steps):`);
     for (const p of json.partitions) {
-      io.out(`  ${p.topic}-${p.partition}: leader ${p.leader}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
+      io.out(`  ${p.topic}-${p.partition}: ${p.leader < 0 ? 'no leader' : `leader ${p.leader}`}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
       for (const r of p.replicas) {
         const f = r.fetcher ? `, fetcher ${r.fetcher.machineState} at ${r.fetcher.fetchOffset}${r.fetcher.delayed ? ' (delayed)' : ''}${r.fetcher.failed ? ' (failed)' : ''}` : '';
         io.out(
