@@ -346,9 +346,11 @@ describe('CLI report', () => {
     expect(m.out).toContain('report FILE');
   });
 
-  test('list names the chapters in its text; list --json keeps its shape', async () => {
+  test('list: two tables, a row a line (every scenario and chapter); list --json keeps its shape', async () => {
     const t = await cli('list');
-    for (const c of CHAPTERS) expect(t.out).toContain(`${c.id}\n    ${c.title}`);
+    const lines = t.out.split('\n');
+    for (const c of CHAPTERS) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^${c.id} +${c.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(${c.scenario}\\)$`)));
+    expect(lines[0]).toMatch(/^SCENARIO +WHAT IT SHOWS$/);
     const j = JSON.parse((await cli('list', '--json')).out) as Array<Record<string, unknown>>;
     for (const s of j) expect(Object.keys(s)).toEqual(['file', 'name', 'description']);
   });

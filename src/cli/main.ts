@@ -218,10 +218,18 @@ function cmdList(flags: Flags, io: Io): number {
   const list = listScenarios();
   if (flags.json) io.out(JSON.stringify(list, null, 2));
   else {
-    for (const s of list) io.out(`${s.file}\n    ${s.name}: ${s.description.trim().replace(/\s+/g, ' ')}`);
+    // Two tables, one line a row; the descriptions are in `list --json` and each file.
+    const table = (head: [string, string], rows: Array<[string, string]>): void => {
+      const w = Math.max(head[0].length, ...rows.map((r) => r[0].length));
+      io.out(`${head[0].padEnd(w)}  ${head[1]}`);
+      for (const [a, b] of rows) io.out(`${a.padEnd(w)}  ${b}`);
+    };
+    table(['SCENARIO', 'WHAT IT SHOWS'], list.map((s) => [s.file, s.name]));
     io.out('');
-    io.out("Guided chapters (npm run sim -- report ID, or ?chapter=ID in the walkthrough):");
-    for (const c of CHAPTERS) io.out(`${c.id}\n    ${c.title} (scenario ${c.scenario})`);
+    table(['CHAPTER', 'TITLE (SCENARIO)'], CHAPTERS.map((c) => [c.id, `${c.title} (${c.scenario})`]));
+    io.out('');
+    io.out('Run one: npm run sim -- run SCENARIO. A chapter: npm run sim -- report CHAPTER, or ?chapter=CHAPTER in the walkthrough.');
+    io.out('Descriptions: npm run sim -- list --json.');
   }
   return EXIT.ok;
 }

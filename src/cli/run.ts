@@ -169,7 +169,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     io.out(JSON.stringify(json, null, 2));
   } else {
     io.out('');
-    io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} steps):`);
+    io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events; the walkthrough groups them into visible steps):`);
     for (const p of json.partitions) {
       io.out(`  ${p.topic}-${p.partition}: ${p.leader < 0 ? 'no leader' : `leader ${p.leader}`}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
       for (const r of p.replicas) {
