@@ -41,3 +41,14 @@ describe('narration when the leader goes down', () => {
     expect(lines.filter((l) => l.startsWith('t=300ms') && l.includes('ISR is now'))).toEqual([]);
   });
 });
+
+describe('narration of a consumer read', () => {
+  test('no "high watermark -" where the response carries no high watermark', () => {
+    const lines = narrate(
+      `name: consumer\n${BASE}  - at: 0\n    produce: { topic: orders, partition: 0, records: 10 }\n  - at: 100\n    consume: { topic: orders, partition: 0, fromOffset: 0, records: 10 }\n`,
+    );
+    const reads = lines.filter((l) => l.includes('-> consumer: Fetch'));
+    expect(reads.length).toBeGreaterThan(0);
+    for (const l of [...reads, ...lines]) expect(l).not.toMatch(/high watermark -/);
+  });
+});

@@ -138,6 +138,11 @@ function tsName(t: ListOffsetsTimestamp | undefined): string {
   return `${t} (${LIST_OFFSETS_NAMES[t]})`;
 }
 
+/** `, high watermark N`, or nothing where the response carries none (the model's consumer reads). */
+function hw(highWatermark: number | undefined): string {
+  return highWatermark === undefined ? '' : `, high watermark ${highWatermark}`;
+}
+
 function because(rule: unknown): string {
   if (typeof rule !== 'string') return '';
   const text = RULES[rule];
@@ -167,8 +172,8 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         if (r.divergingEpoch) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} answered with a diverging epoch ${r.divergingEpoch.epoch} ending at ${r.divergingEpoch.endOffset}${because('divergingEpoch')}`;
         const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
         if (r.records === 0 && !verbose) return null;
-        if (x.wal === true) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records, high watermark ${r.highWatermark ?? '-'}${because(r.rule)}`;
-        return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}, high watermark ${r.highWatermark ?? '-'}`;
+        if (x.wal === true) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${hw(r.highWatermark)}${because(r.rule)}`;
+        return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}${hw(r.highWatermark)}`;
       }
       if (r.api === 'ListOffsets') {
         if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: ListOffsets${r.timestamp === undefined ? '' : ` ${tsName(r.timestamp)}`} answered ${r.error}${because(r.rule)}`;
