@@ -6,6 +6,7 @@
  *
  * Driven through the URL and visible controls; every wait is an auto-waiting expectation.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Page } from '@playwright/test';
 import { SHOTS, expect, test } from './fixtures.js';
@@ -17,16 +18,8 @@ function srcQuery(text: string): string {
   return `src=${Buffer.from(text, 'utf8').toString('base64url')}`;
 }
 
-const HUGE = [
-  'name: ten million records every millisecond',
-  'brokers: 3',
-  'topics:',
-  '  - { name: orders, partitions: 1, replicas: [[0, 1, 2]] }',
-  'timeline:',
-  '  - { at: 0, produce: { topic: orders, partition: 0, records: 10000000, everyMs: 1 } }',
-  'until: 10000000000',
-  '',
-].join('\n');
+/** The issue's scenario: 10,000,000 records every 1 ms until 10^10 ms (shared with test/scenario-limits.test.ts). */
+const HUGE = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'limits', 'over-budget.yaml'), 'utf8');
 
 /**
  * Within the limits, but long: 20 followers idle for about 66 simulated minutes, about
