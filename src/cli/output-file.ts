@@ -4,8 +4,9 @@
  * written whole or not at all (to a temporary name beside it, renamed into place), so a
  * full disk never leaves a file that looks complete.
  */
-import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { writeFileWhole } from '../write-whole.js';
 
 /** Why `path` cannot be written, as a phrase after the flag (`... is a directory`), or null. */
 export function checkOutputPath(path: string): string | null {
@@ -56,13 +57,10 @@ export function writeWhole(path: string, text: string | Uint8Array): string | nu
       return `${path} could not be written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
     }
   }
-  const partial = `${abs}.partial-${process.pid}`;
   try {
-    writeFileSync(partial, text);
-    renameSync(partial, abs);
+    writeFileWhole(abs, text, `.partial-${process.pid}`);
     return null;
   } catch (e) {
-    rmSync(partial, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
     return `${path} could not be written (${code ?? (e as Error).message}); nothing was left there`;
   }

@@ -16,9 +16,10 @@
  * file that looks complete. A failing file system (full, read-only, a name too long) does
  * not crash the run: the request fails and `failures` keeps the cause (src/stores/failure.ts).
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
+import { writeFileWhole } from '../write-whole.js';
 import { StoreFailures } from './failure.js';
 import { OffsetIndexCache, type StoreStats, cachedRange, decodeObject, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
 
@@ -89,12 +90,9 @@ export class FsObjectStore implements ObjectStoreBackend {
       case 'put': {
         const p = this.path(req.store, req.key);
         mkdirSync(dirname(p), { recursive: true });
-        const partial = p + PARTIAL;
         try {
-          writeFileSync(partial, encodeObject(req.key, req.object, this.indexes));
-          renameSync(partial, p);
+          writeFileWhole(p, encodeObject(req.key, req.object, this.indexes), PARTIAL);
         } catch (e) {
-          rmSync(partial, { force: true });
           forgetIndex(this.indexes, req.key);
           throw e;
         }
