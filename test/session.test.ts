@@ -3,9 +3,13 @@
  * actions replay, and a session is a pure function of (scenario, seed, actions).
  */
 import { describe, expect, test } from 'vitest';
-import { Session } from '../core/session/session.js';
+import { readdirSync } from 'node:fs';
+import { Session, VisibleStepCounter } from '../core/session/session.js';
+import { Kernel } from '../core/sim/kernel.js';
 import { buildView } from '../core/session/view.js';
 import { loadBundled } from './support/run.js';
+
+const BUNDLED_IDS = readdirSync(new URL('../scenarios', import.meta.url)).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
 
 const picture = (s: Session) => JSON.stringify({ step: s.step, view: buildView(s.kernel), trace: s.kernel.trace.length });
 
@@ -93,5 +97,23 @@ describe('Session', () => {
       fresh.goTo(n);
       expect(picture(s)).toBe(picture(fresh));
     }
+  });
+});
+
+describe('VisibleStepCounter: the CLI counts the steps the walkthrough shows', () => {
+  // Issue 18, point 10: the CLI said 33 steps where the page said 16 for the same run.
+  test.each(BUNDLED_IDS)('%s: the count of a kernel stepped by hand equals the Session\'s steps', (id) => {
+    const scenario = loadBundled(id);
+    const s = new Session(scenario, scenario.seed, [], { lean: true });
+    let steps = 0;
+    while (s.forward()) steps++;
+    const k = new Kernel(scenario);
+    const counter = new VisibleStepCounter();
+    while (k.hasNext()) {
+      const before = k.trace.length;
+      counter.after(k.step(), k.trace.slice(before), k.hasNext());
+    }
+    expect(counter.count).toBe(steps);
+    expect(counter.count).toBeLessThan(k.state.stepCount);
   });
 });

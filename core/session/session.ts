@@ -228,3 +228,23 @@ export class Session {
     for (const a of this.recorded) if (a.step === step) this.kernel.applyAction(a.action);
   }
 }
+
+/**
+ * Counts visible steps the way `Session.forward` groups kernel events, for a shell that
+ * steps the kernel itself (the CLI), so that its summary and the walkthrough's scrubber
+ * give the same number for the same run. Call `after` once for each `kernel.step()` that
+ * was taken while `kernel.hasNext()` was true.
+ */
+export class VisibleStepCounter {
+  /** Visible steps completed. */
+  count = 0;
+
+  /**
+   * @param stepped what `kernel.step()` returned
+   * @param added the trace entries that step added
+   * @param hasNext `kernel.hasNext()` after the step
+   */
+  after(stepped: boolean, added: readonly TraceEntry[], hasNext: boolean): void {
+    if (!stepped || !hasNext || added.some((e) => narrate(e) !== null)) this.count++;
+  }
+}

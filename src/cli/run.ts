@@ -2,6 +2,7 @@
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { Narrator } from '../../core/narrate/narrate.js';
+import { VisibleStepCounter } from '../../core/session/session.js';
 import { formatUsd } from '../../core/util/format.js';
 import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
 import { S3ObjectStore, badPrefix } from '../stores/s3-store.js';
@@ -106,6 +107,12 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const failed = (): boolean => stopOnFailure && failures !== null && failures.first !== null;
+  // The walkthrough's count of the same run: it groups kernel events into visible steps.
+  const visible = new VisibleStepCounter();
+  const counted = (stepped: boolean, traceBefore: number): boolean => {
+    visible.after(stepped, kernel.trace.slice(traceBefore), kernel.hasNext());
+    return stepped;
+  };
   try {
     flush();
     if (store instanceof S3ObjectStore) {
@@ -115,10 +122,16 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
         io.err(`--store s3: ${(e as Error).message}`);
         return EXIT.storeFailed;
       }
-      while (stoppedBy === null && !failed() && (await kernel.stepAsync()) && kernel.state.stepCount < maxSteps) flush();
+      let before = kernel.trace.length;
+      while (stoppedBy === null && !failed() && kernel.hasNext() && counted(await kernel.stepAsync(), before) && kernel.state.stepCount < maxSteps) {
+        flush();
+        before = kernel.trace.length;
+      }
     } else {
       let lastYield = performance.now();
-      while (stoppedBy === null && !failed() && kernel.step() && kernel.state.stepCount < maxSteps) {
+      let before = kernel.trace.length;
+      while (stoppedBy === null && !failed() && kernel.hasNext() && counted(kernel.step(), before) && kernel.state.stepCount < maxSteps) {
+        before = kernel.trace.length;
         flush();
         if ((kernel.state.stepCount & 255) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
           await new Promise((r) => setImmediate(r));
@@ -169,7 +182,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     io.out(JSON.stringify(json, null, 2));
   } else {
     io.out('');
-    io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events; the walkthrough groups them into visible steps):`);
+    io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events, shown as ${visible.count} steps in the walkthrough):`);
     for (const p of json.partitions) {
       io.out(`  ${p.topic}-${p.partition}: ${p.leader < 0 ? 'no leader' : `leader ${p.leader}`}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
       for (const r of p.replicas) {
