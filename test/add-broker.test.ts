@@ -5,6 +5,8 @@
  * from the page's recorded actions (step back and replay), through checkpoints, and in the
  * validation of a file and of a link's actions.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { narrate } from '../core/narrate/narrate.js';
 import { buildReport, renderReport } from '../core/report/report.js';
@@ -18,7 +20,7 @@ import { buildRunJson } from '../core/sim/output.js';
 import type { Checkpoint } from '../core/sim/state.js';
 import type { TraceEntry } from '../core/sim/trace.js';
 import { addActions, addNote, addReplicaChoices, pickChoice } from '../web/lib/add-replica.js';
-import { type Loose, loadBundled } from './support/run.js';
+import { type Loose, ROOT, loadBundled } from './support/run.js';
 
 /** kip1023-bootstrap (two brokers, zones a and b) with a timeline that adds broker 2 as a replica at `at`. */
 function withNewBroker(at = 500): Scenario {
@@ -217,6 +219,16 @@ describe('validation of addBroker', () => {
     ]);
     expect(problemsOf({ ...base, timeline: [{ at: 0, crash: { broker: 2 } }] })).toEqual([
       { path: 'timeline[0].crash.broker', message: 'expected an integer from 0 to 1 (a broker id; brokers: 2), got 2: no broker 2 is in the cluster at this point (an addBroker before this adds it: 2 is the next id)' },
+    ]);
+  });
+
+  test("docs/scenario-format.md's example adds broker 3 and then makes it a replica", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'scenario-format.md'), 'utf8');
+    const r = parseScenarioText(/```yaml\n([\s\S]*?)```/.exec(doc)?.[1] ?? '', 'scenario-format.md');
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.scenario.timeline.slice(-2).map((e) => e.action)).toEqual([
+      { kind: 'addBroker', broker: 3 },
+      { kind: 'addReplica', topic: 'orders', partition: 0, broker: 3 },
     ]);
   });
 
