@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { narrate } from '../core/narrate/narrate.js';
 import { buildReport, renderReport } from '../core/report/report.js';
-import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
+import { parseScenarioText, validateScenario, workProblems } from '../core/scenario/parse.js';
 import { actionContext, contextAfter, readTimelineAction } from '../core/scenario/timeline.js';
 import type { Scenario, TimelineAction } from '../core/scenario/types.js';
 import { Session } from '../core/session/session.js';
@@ -317,6 +317,23 @@ describe("the page's Add row (web/lib/add-replica.ts)", () => {
       text: 'Broker 2 starts in zone a and registers with the controller, then joins orders-0 as an empty replica (two actions in the link). orders-0 has no leader: the new replica fetches once one is elected. The run is at its end (until): the replica is added, but has no time left to fetch.',
       blocked: false,
     });
+  });
+
+  test('an added replica past the work budget: the button is disabled and the note gives the budget\'s message', () => {
+    // Goal: the row asks the same budget as the page's act (docs/scenario-format.md, Limits).
+    // Method: one idle follower for 60,000,000 ms (about 358,000 kernel events) fits; a second does not.
+    const r = validateScenario({ ...base, until: 60_000_000 });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const k = new Kernel(r.scenario);
+    const view = buildView(k);
+    const row = addReplicaChoices(view, view.partitions[0], r.scenario);
+    const choice = pickChoice(row, null)!;
+    const budget = workProblems(r.scenario, addActions(choice, view.partitions[0]));
+    expect(budget.length).toBeGreaterThan(0);
+    const note = addNote(choice, row, view.partitions[0], false, budget);
+    expect(note?.blocked).toBe(true);
+    expect(note?.text).toMatch(/^Not possible: the run would take about [\d,]+ kernel events, more than the limit of 500,000/);
   });
 
   test('a scenario that adds a broker later: no new broker until it has', () => {
