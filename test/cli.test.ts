@@ -3,7 +3,7 @@
  * JSON against the contract, narration, exit codes, bad input without stack traces.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -155,6 +155,25 @@ describe('CLI', () => {
     for (const f of readdirSync(join(ROOT, 'scenarios'))) {
       const out = execFileSync(TSX, [CLI, 'validate', join('scenarios', f)], { cwd: ROOT, encoding: 'utf8' });
       expect(out).toContain('valid');
+    }
+  });
+
+  test('addBroker: validate and run handle it; a broker used before its addBroker exits 2 naming the event that adds it', () => {
+    expect(cli('validate', 'test/fixtures/add-broker.yaml')).toMatchObject({ code: 0, stdout: expect.stringContaining('valid') });
+    const run = cli('run', 'test/fixtures/add-broker.yaml');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('t=500ms broker 2 joins the cluster in zone a: a new broker starts and registers with the controller');
+    expect(run.stdout).toContain('broker 2 follower in ISR: LSO 10, LLSO 150, HW 200, LEO 200');
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-add-broker-'));
+    try {
+      const bad = join(dir, 'bad.yaml');
+      const text = readFileSync(join(ROOT, 'test', 'fixtures', 'add-broker.yaml'), 'utf8').replace('  - at: 500\n    addBroker: {}\n', '');
+      writeFileSync(bad, `${text.replace('until: 3000', '')}  - at: 600\n    addBroker: {}\nuntil: 3000\n`);
+      const r = cli('validate', bad);
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).toContain('timeline[0].addReplica.broker: expected an integer from 0 to 1 (a broker id; brokers: 2), got 2: broker 2 joins the cluster only at timeline[1] (addBroker), after this event');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -57,6 +57,8 @@ describe('readTimelineAction', () => {
     ['consume', { topic: 't', partition: 1, broker: 7, fromOffset: -1 }],
     ['objectStore', { available: 'yes', store: 'disk', extraLatencyMs: 700000 }],
     ['restart', { broker: 0, extra: 1 }],
+    ['addBroker', { broker: 5 }],
+    ['addReplica', { topic: 't', partition: 0, broker: 3 }],
   ])('%s %j: the page gets the parser\'s problems', (kind, body) => {
     const expected = fileProblems(kind, body);
     expect(expected.length).toBeGreaterThan(0);
@@ -92,7 +94,7 @@ describe('readTimelineAction', () => {
   test('an unknown kind or a non-map is a problem, never a throw', () => {
     expect(pageProblems({ kind: 'drain', broker: 0 })).toEqual([{
       path: '.kind',
-      message: "expected one of 'addReplica', 'produce', 'consume', 'crash', 'restart', 'electLeader', 'setConfig', 'objectStore', 'isolate', 'heal', got \"drain\"",
+      message: "expected one of 'addReplica', 'produce', 'consume', 'crash', 'restart', 'electLeader', 'setConfig', 'objectStore', 'isolate', 'heal', 'addBroker', got \"drain\"",
     }]);
     expect(pageProblems({ broker: 0 })[0].message).toMatch(/^missing required key 'kind'/);
     for (const v of [null, 7, 'crash', [], new Date(0)]) {

@@ -71,6 +71,7 @@ export type KernelRule =
   | 'brokerUnreachable'
   | 'brokerCrashed'
   | 'brokerRestarted'
+  | 'brokerRegistered'
   | 'networkPartition'
   | 'networkHealed'
   | 'configChanged'

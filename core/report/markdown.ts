@@ -94,16 +94,24 @@ function actionText(a: TimelineAction): string {
       return `broker ${a.broker} is cut off from the other brokers (network partition)`;
     case 'heal':
       return `broker ${a.broker}'s network partition ends`;
+    case 'addBroker':
+      return `broker ${a.broker} starts and joins the cluster (it hosts no replica until one is added)`;
   }
 }
 
 function setupSection(r: Report): string[] {
   const s = r.scenario;
   const out: string[] = ['## Setup', ''];
-  const zones = (r.run.config.zones as string[] | undefined) ?? [];
+  // The run's zones name every broker at its end; those past `brokers` joined during the run (addBroker).
+  const all = (r.run.config.zones as string[] | undefined) ?? [];
+  const zones = all.slice(0, s.brokers);
   const distinct = [...new Set(zones)];
   const zoneText = distinct.length <= 1 ? `all in zone ${distinct[0] ?? 'a'}` : zones.map((z, i) => `broker ${i} in zone ${z}`).join(', ');
   out.push(`- ${s.brokers} brokers, ${mdInline(zoneText)}.`);
+  if (all.length > s.brokers) {
+    const joined = all.slice(s.brokers).map((z, i) => `broker ${s.brokers + i} in zone ${z}`).join(', ');
+    out.push(`- Joining during the run: ${mdInline(joined)}.`);
+  }
   for (const t of s.topics) {
     const reps = t.replicas.map((rs, p) => `${t.name}-${p} on [${rs.join(', ')}], leader ${rs[0]}`).join('; ');
     out.push(`- Topic ${code(t.name)}: ${t.partitions} partition${t.partitions === 1 ? '' : 's'} (${mdInline(reps)}).`);

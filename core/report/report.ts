@@ -23,7 +23,7 @@ import { resolveChapter, StopFinder, type Chapter, type ResolvedChapter } from '
 import { renderMarkdown } from './markdown.js';
 import { toMermaid } from './mermaid.js';
 import { renderSvg } from './svg.js';
-import type { KeyEvent, Report } from './types.js';
+import { type KeyEvent, type Report, runBrokers } from './types.js';
 
 export const REPORT_FORMATS = ['md', 'mermaid', 'svg', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -204,7 +204,7 @@ export function renderReport(r: Report, format: ReportFormat): string {
     case 'mermaid':
       return toMermaid(r.run.trace, {
         stepOf: r.stepOf,
-        brokers: r.scenario.brokers,
+        brokers: runBrokers(r),
         fromStep: r.range.fromStep,
         toStep: r.range.toStep,
         maxMessages: r.maxMessages,

@@ -14,7 +14,7 @@
  */
 import { offsetExtent, type PartitionView, type ReplicaView } from '../session/view.js';
 import { participantsOf, sequenceEvent, type SeqEvent } from './mermaid.js';
-import type { Report } from './types.js';
+import { type Report, runBrokers } from './types.js';
 
 const W = 960;
 const PAD = 20;
@@ -183,7 +183,7 @@ interface Row {
 
 /** The rows of the compact sequence diagram: a chapter's stops with their steps, or the key events. */
 function sequenceRows(r: Report): { rows: Row[]; leftOut: number } {
-  const brokers = r.scenario.brokers;
+  const brokers = runBrokers(r);
   const rows: Row[] = [];
   if (r.chapter) {
     const byStep = new Map<number, number[]>();

@@ -51,3 +51,8 @@ export interface Report {
   /** The walkthrough actions in this run (empty for the scenario as written). */
   actions: readonly RecordedAction[];
 }
+
+/** Brokers in the run at its end: the scenario's and those addBroker added (each has a zone in `config.zones`). */
+export function runBrokers(r: Report): number {
+  return Math.max(r.scenario.brokers, ((r.run.config.zones as string[] | undefined) ?? []).length);
+}

@@ -233,7 +233,7 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
   // Over time: idle fetch rounds, ISR checks, remote log manager tasks, segments.
   const stalls: InputProblem[] = [];
   const wait = smallest(brokerValues(s, 'replica.fetch.wait.max.ms'));
-  const latency = linkLatency(s);
+  const latency = linkLatency(s, s.brokers + entries.filter((e) => e.action.kind === 'addBroker').length);
   const followers = [...partitions.values()].reduce((n, w) => n + w.followers, 0);
   const round = wait.value + 2 * latency.value;
   if (followers > 0 && round === 0) {
@@ -304,12 +304,15 @@ function merge(list: WorkPart[]): WorkPart[] {
   return [...byPath.values()].map(({ part, count }) => (count === 1 ? part : { ...part, why: () => `${part.why()} (and ${count - 1} more like it)` }));
 }
 
-/** The smallest one-way latency between two brokers of the scenario (0 when there is one broker). */
-function linkLatency(s: Scenario): { value: number; path: string; what: string } {
+/**
+ * The smallest one-way latency between two of the `brokers` brokers of the scenario (those
+ * addBroker adds included; 0 when there is one broker).
+ */
+function linkLatency(s: Scenario, brokers: number): { value: number; path: string; what: string } {
   const zones = s.zones.length;
   const same = { value: modelInt(s, 'sameZoneLatencyMs'), path: s.model.sameZoneLatencyMs === undefined ? '' : 'model.sameZoneLatencyMs', what: 'model.sameZoneLatencyMs' };
   const cross = { value: modelInt(s, 'crossZoneLatencyMs'), path: s.model.crossZoneLatencyMs === undefined ? '' : 'model.crossZoneLatencyMs', what: 'model.crossZoneLatencyMs' };
-  const links = [...(s.brokers > zones ? [same] : []), ...(zones > 1 && s.brokers > 1 ? [cross] : [])];
+  const links = [...(brokers > zones ? [same] : []), ...(zones > 1 && brokers > 1 ? [cross] : [])];
   if (links.length === 0) return { ...same, value: 0 };
   return links.reduce((a, b) => (b.value < a.value ? b : a));
 }

@@ -4,6 +4,7 @@
  * URL) are read by the same rules here, so a new action kind or a new rule is written once.
  */
 import {
+  MAX_BROKERS,
   MAX_PARTITIONS,
   MAX_RECORDS_PER_EVENT,
   MAX_TIMELINE_ENTRIES,
@@ -17,6 +18,7 @@ import {
   hasOwn,
   indexPath,
   intC,
+  isRawMap,
   keyPath,
   list,
   missing,
@@ -49,21 +51,73 @@ const ACTION_FIELDS: Record<ActionKind, readonly string[]> = {
   objectStore: ['available', 'store', 'extraLatencyMs'],
   isolate: ['broker'],
   heal: ['broker'],
+  addBroker: ['broker'],
 };
 
 /** Every action kind, in the order messages list them. */
 const ACTION_KEYS = Object.keys(ACTION_FIELDS) as ActionKind[];
 
-/** What an action is checked against: the brokers and the topics of its scenario. */
+/**
+ * What an action is checked against: the brokers and the topics of its scenario, and the
+ * brokers that addBroker events (or recorded actions) before it added to the cluster.
+ */
 export interface ActionContext {
-  /** Undefined when the scenario's broker count is itself invalid. */
+  /** The scenario's `brokers`. Undefined when the scenario's broker count is itself invalid. */
   brokers: number | undefined;
   topics: ReadonlyMap<string, TopicInfo>;
+  /** Brokers added before this action (ids `brokers`, `brokers + 1`, ...); absent: none. */
+  addedBrokers?: number;
+  /**
+   * Where the addBroker events after this one are, in order (a scenario file's timeline
+   * only): a broker id they add is named in the message of an event that uses it too early.
+   */
+  laterBrokers?: readonly string[];
 }
 
-/** The context of a validated scenario's actions. */
+/**
+ * The context of the actions recorded on a validated scenario (the page's): the cluster as
+ * the scenario leaves it, its addBroker events included, so that an action may name any
+ * broker the scenario adds (one that is not there yet when the action applies is told as
+ * ignored, core/sim/controller.ts) and a new broker takes the id after theirs.
+ */
 export function actionContext(s: Scenario): ActionContext {
-  return { brokers: s.brokers, topics: new Map(s.topics.map((t) => [t.name, { partitions: t.partitions }])) };
+  const added = s.timeline.filter((e) => e.action.kind === 'addBroker').length;
+  return {
+    brokers: s.brokers,
+    topics: new Map(s.topics.map((t) => [t.name, { partitions: t.partitions }])),
+    ...(added > 0 ? { addedBrokers: added } : {}),
+  };
+}
+
+/** The context of the action after `action`: an addBroker adds a broker to the cluster. */
+export function contextAfter(ctx: ActionContext, action: TimelineAction): ActionContext {
+  return action.kind === 'addBroker' ? { ...ctx, addedBrokers: (ctx.addedBrokers ?? 0) + 1 } : ctx;
+}
+
+/**
+ * A broker id of the cluster at this point: 0 .. brokers - 1, and those addBroker added. An
+ * id that an addBroker adds later (or could add) gets a message that says so.
+ */
+function brokerIdC(ctx: ActionContext): Checker<number> {
+  const added = ctx.addedBrokers ?? 0;
+  const range: IntRange = ctx.brokers === undefined || added === 0
+    ? brokerRange(ctx.brokers)
+    : { min: 0, max: ctx.brokers + added - 1, note: `(a broker id; brokers: ${ctx.brokers}, and ${added} added by addBroker)` };
+  const c = intC(range);
+  return {
+    expect: c.expect,
+    check(p, v, path) {
+      if (ctx.brokers === undefined || typeof v !== 'number' || !Number.isInteger(v) || v <= (range.max as number) || v >= MAX_BROKERS) return c.check(p, v, path);
+      const next = (range.max as number) + 1;
+      const later = ctx.laterBrokers?.[v - next];
+      p.add(path, later !== undefined
+        ? `expected ${c.expect}, got ${v}: broker ${v} joins the cluster only at ${later} (addBroker), after this event`
+        : v === next
+          ? `expected ${c.expect}, got ${v}: no broker ${v} is in the cluster at this point (an addBroker before this adds it: ${v} is the next id)`
+          : `expected ${c.expect}, got ${v}: no broker ${v} is in the cluster at this point (addBroker adds brokers in id order, the next being ${next})`);
+      return undefined;
+    },
+  };
 }
 
 /** Reads `topic` (must name a topic) and `partition` (in range) of an action. */
@@ -129,7 +183,7 @@ function fieldsAction(
 ): TimelineAction | undefined {
   const before = p.count;
   checkKeys(p, body, path, ACTION_FIELDS[kind], ` in ${kind}`);
-  const brokerC = intC(brokerRange(ctx.brokers));
+  const brokerC = brokerIdC(ctx);
   let action: TimelineAction | undefined;
   switch (kind) {
     case 'addReplica':
@@ -173,6 +227,19 @@ function fieldsAction(
     case 'heal': {
       const broker = req(p, body, 'broker', path, brokerC);
       if (broker !== undefined) action = { kind, broker };
+      break;
+    }
+    case 'addBroker': {
+      // A new broker takes the next id (KRaft: a broker registers with its own node.id; the
+      // model numbers brokers 0, 1, 2, ... so that an id says where the broker stands).
+      if (ctx.brokers === undefined) break;
+      const next = ctx.brokers + (ctx.addedBrokers ?? 0);
+      if (next >= MAX_BROKERS) {
+        p.add(path, `the cluster would have ${next + 1} brokers, more than the limit of ${MAX_BROKERS} (docs/scenario-format.md, Limits)`);
+        break;
+      }
+      const broker = opt(p, body, 'broker', path, intC({ min: next, max: next, note: `(the next broker id: brokers 0 .. ${next - 1} are in the cluster here)` })) ?? next;
+      action = { kind, broker };
       break;
     }
     case 'objectStore': {
@@ -238,10 +305,17 @@ export function validateTimeline(p: Problems, v: unknown, until: number | undefi
     ? { min: 0, max: until, note: `(ms; until: ${until})` }
     : { min: 0, max: MAX_UNTIL_MS, note: '(ms)' };
   const allowed = ['at', ...ACTION_KEYS];
+  // Every addBroker event adds a broker for the events after it (a bad one too, so that one
+  // mistake does not make every later use of its broker a problem).
+  const addsBroker = (entry: unknown) => isRawMap(entry) && hasOwn(entry, 'addBroker');
+  const brokerEvents = arr.flatMap((entry, k) => (addsBroker(entry) ? [indexPath('timeline', k)] : []));
+  let added = 0;
   let prevAt: number | undefined;
   let prevIndex = -1;
   arr.forEach((entry, k) => {
     const ep = indexPath('timeline', k);
+    const here: ActionContext = brokerEvents.length === 0 ? ctx : { ...ctx, addedBrokers: added, laterBrokers: brokerEvents.slice(added + (addsBroker(entry) ? 1 : 0)) };
+    if (addsBroker(entry)) added++;
     const ev = expectMap(p, entry, ep, `an event {at, <one of ${list(ACTION_KEYS)}>}`);
     if (!ev) return;
     checkKeys(p, ev, ep, allowed, ' in a timeline event');
@@ -263,7 +337,7 @@ export function validateTimeline(p: Problems, v: unknown, until: number | undefi
     if (kinds.length > 1) {
       p.add(ep, `expected exactly one action key (one of ${list(ACTION_KEYS)}), got ${kinds.length}: ${list(kinds)}`);
     }
-    const actions = kinds.map((kind) => validateAction(p, kind, ev[kind], keyPath(ep, kind), ctx));
+    const actions = kinds.map((kind) => validateAction(p, kind, ev[kind], keyPath(ep, kind), here));
     if (at !== undefined && kinds.length === 1 && actions[0] !== undefined) out.push({ at, action: actions[0] });
   });
   return out;

@@ -52,7 +52,13 @@ export type TimelineAction =
   | { kind: 'objectStore'; available: boolean; store?: 'tiered' | 'wal'; extraLatencyMs?: number }
   /** A network partition: the broker cannot reach the other brokers (the controller still sees it) until `heal`. */
   | { kind: 'isolate'; broker: number }
-  | { kind: 'heal'; broker: number };
+  | { kind: 'heal'; broker: number }
+  /**
+   * A new broker starts and registers with the controller: it joins the cluster with the next
+   * broker id (`broker`, the number of brokers so far), in zone zones[broker % zones.length],
+   * and hosts no replica until an addReplica names it.
+   */
+  | { kind: 'addBroker'; broker: number };
 
 export interface TimelineEvent {
   at: number;

@@ -1,8 +1,8 @@
 /**
  * The controller and the timeline: what the scenario (or the page's user) does to the
  * cluster. Faults (crash, restart, a network partition, a store outage or slowdown), config
- * changes (tiering or the WAL turned on or off), new replicas, clean leader elections
- * (KRaft's, immediate) and the clients' produce and consume requests.
+ * changes (tiering or the WAL turned on or off), new brokers, new replicas, clean leader
+ * elections (KRaft's, immediate) and the clients' produce and consume requests.
  */
 import type { Rule } from '../domain/rules.js';
 import { type ConfigValue, isBrokerConfigKey, isTopicConfigKey } from '../domain/config.js';
@@ -58,6 +58,8 @@ export function applyTimeline(s: Sim, a: TimelineAction): void {
       return restart(s, a.broker);
     case 'electLeader':
       return electLeader(s, a.topic, a.partition, a.broker);
+    case 'addBroker':
+      return addBroker(s, a.broker);
     default:
       return unknownAction(a);
   }
@@ -68,12 +70,47 @@ function unknownAction(a: never): never {
   throw new Error(`unknown timeline action ${(a as { kind: string }).kind}`);
 }
 
-/** A new, empty replica: it follows the leader from scratch (the KIP-1023 and classic bootstraps). */
+/**
+ * A new broker starts and registers with the controller (KRaft's BrokerRegistration,
+ * ClusterControlManager.registerBroker; the model unfences it at once). It joins with the
+ * next broker id, in its zone by the scenario's rule (zones[id % zones.length]), with its
+ * per-broker machine (the WAL combiner) and nothing else: it hosts no replica until a
+ * reassignment adds one (addReplica). The id is checked again here because the page's
+ * actions and a scenario's events share the ids: an addBroker whose id another took is told
+ * as ignored.
+ */
+function addBroker(s: Sim, broker: number): void {
+  const state = s.state;
+  const now = state.nowMs;
+  const next = state.brokers.length;
+  if (broker !== next) {
+    s.emit({ atMs: now, type: 'timeline', action: 'addBroker', broker, ignored: broker < next ? `broker ${broker} is already in the cluster` : `the next broker id is ${next}` });
+    return;
+  }
+  const zones = s.scenario.zones.length > 0 ? s.scenario.zones : ['a'];
+  const zone = zones[broker % zones.length];
+  state.brokers.push({ id: broker, zone, alive: true });
+  s.createMachine(broker, BROKER_KEY, 'walCombiner');
+  s.emit({ atMs: now, type: 'broker', action: 'added', broker, zone, rule: 'brokerRegistered' });
+}
+
+/**
+ * A new, empty replica: it follows the leader from scratch (the KIP-1023 and classic
+ * bootstraps). A broker that is down becomes a replica now and fetches once it restarts; a
+ * partition with no leader gets its fetcher started when one is elected (becomeLeader), as
+ * Kafka's reassignment adds the replica to the assignment in both cases
+ * (ReplicationControlManager.validateManualPartitionAssignment only asks that the broker is
+ * registered).
+ */
 function addReplica(s: Sim, topic: string, partition: number, broker: number): void {
   const state = s.state;
   const now = state.nowMs;
   const key = partitionKey(topic, partition);
   const part = state.partitions[key];
+  if (state.brokers[broker] === undefined) {
+    s.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker, topic, partition, ignored: `no broker ${broker} in the cluster (addBroker adds one)` });
+    return;
+  }
   if (part.replicas.includes(broker)) {
     s.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker, topic, partition, ignored: 'already a replica' });
     return;
@@ -84,7 +121,7 @@ function addReplica(s: Sim, topic: string, partition: number, broker: number): v
   s.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker, topic, partition, rule: 'replicaAdded' });
   if (!state.brokers[broker].alive) return;
   s.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
-  startFetcher(s, broker, key);
+  if (part.leader >= 0) startFetcher(s, broker, key);
 }
 
 /** A follower starts fetching from the partition's leader (and reading its WAL chunks). */

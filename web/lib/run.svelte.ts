@@ -10,7 +10,7 @@ import { RULES } from '../../core/narrate/narrate.js';
 import { toMermaid } from '../../core/report/mermaid.js';
 import { type Chapter, CHAPTERS, findChapter, type ResolvedChapter, StopFinder } from '../../core/report/chapters.js';
 import { parseScenarioText, workProblems } from '../../core/scenario/parse.js';
-import { actionContext, readTimelineAction } from '../../core/scenario/timeline.js';
+import { actionContext, contextAfter, readTimelineAction } from '../../core/scenario/timeline.js';
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
@@ -157,11 +157,14 @@ export class RunState {
     // and the session gets the action as read (fresh, only known keys, defaults applied).
     const okActions: RecordedAction[] = [];
     const bad: string[] = [];
-    const ctx = actionContext(r.scenario);
+    // An addBroker among them adds a broker the actions after it may name.
+    let ctx = actionContext(r.scenario);
     actions.forEach((a, i) => {
       const read = readTimelineAction(ctx, a.action, `actions[${i}].action`);
-      if (read.ok) okActions.push({ step: a.step, action: read.action });
-      else bad.push(...read.problems.map((p) => `${p.path}: ${p.message}`));
+      if (read.ok) {
+        okActions.push({ step: a.step, action: read.action });
+        ctx = contextAfter(ctx, read.action);
+      } else bad.push(...read.problems.map((p) => `${p.path}: ${p.message}`));
     });
     // The actions a link carries count towards the same work budget as the scenario's timeline.
     const work = workProblems(r.scenario, okActions.map((a) => a.action));
@@ -337,10 +340,12 @@ export class RunState {
     this.goTo(0);
   }
 
-  act(action: TimelineAction): void {
+  /** A user action now; several (a new broker, then its replica) are recorded at this step in order. */
+  act(action: TimelineAction | readonly TimelineAction[]): void {
     if (!this.session) return;
+    const list: readonly TimelineAction[] = Array.isArray(action) ? action : [action];
     // The same work budget as the scenario file: an action past it is refused, nothing changes.
-    const work = workProblems(this.session.scenario, [...this.session.actions.map((a) => a.action), action]);
+    const work = workProblems(this.session.scenario, [...this.session.actions.map((a) => a.action), ...list]);
     if (work.length > 0) {
       this.problems = work;
       return;
@@ -352,7 +357,7 @@ export class RunState {
       this.leftChapter = this.chapter.chapter.title;
       this.chapter = null;
     }
-    this.session.act(action);
+    for (const a of list) this.session.act(a);
     this.countSteps();
     this.refresh();
   }
@@ -392,7 +397,7 @@ export class RunState {
       const trace = s.kernel.trace;
       const text = toMermaid(trace, {
         stepOf: trace.map((_, i) => s.stepOfEntry(i)),
-        brokers: s.scenario.brokers,
+        brokers: s.kernel.state.brokers.length,
         toStep: this.step,
         marks: this.chapter?.stops.filter((x) => x.step <= this.step).map((x) => ({ step: x.step, title: `${x.index + 1}. ${x.title}` })) ?? [],
       });
