@@ -17,7 +17,7 @@ import {
   stepsAt,
 } from '../core/study/compare-timeline.js';
 import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat } from '../web/compare/charts.js';
-import { breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
+import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
 import { loadBundled } from './support/run.js';
@@ -277,8 +277,9 @@ describe('the cost per month at this rate', () => {
     const rows = compare(s, ['classic', 'wal']).modes;
     const table = tableRows(rows[0], rows[1], pointAt(resolveSide(s, 'classic'), 8), early);
     const month = table.find((r) => r.id === 'costMonth')!;
-    expect(month.atB).toBe(MONTH_TOO_EARLY);
-    expect(month.atB).toBe('too early (needs ≥ 1 s)');
+    expect(month.atB).toBe(MONTH_EARLY_CELL);
+    expect(MONTH_NOTE).toContain('at least 1 s of simulated time');
+    expect(MONTH_TOO_EARLY).toBe('too early (needs ≥ 1 s)');
     // The whole run (3 s) is long enough; the page prints it as the CLI does.
     expect(month.b).toMatch(/^\$0\.\d+$/);
     expect(formatCompare({ scenario: 'x', seed: 1, modes: rows })).toContain(month.b);
@@ -294,7 +295,7 @@ describe('the cost per month at this rate', () => {
     expect(line.match(/too early \(needs ≥ 1 s\)/g)).toHaveLength(2);
     const rows = tableRows(r.modes[0], r.modes[1], resolveSide(s, 'classic').end, resolveSide(s, 'wal').end);
     const month = rows.find((x) => x.id === 'costMonth')!;
-    expect([month.a, month.b, month.atA, month.atB]).toEqual(Array(4).fill(MONTH_TOO_EARLY));
+    expect([month.a, month.b, month.atA, month.atB]).toEqual(Array(4).fill(MONTH_EARLY_CELL));
     expect(month.diff).toBe('—');
   });
 });
@@ -381,7 +382,7 @@ describe('chart layouts', () => {
     const labels = l.yTicks.map((t) => t.label);
     expect(new Set(labels).size).toBe(labels.length);
     expect(labels).toEqual(['0', '0.5 µ$', '1 µ$']);
-    expect(l.yUnit).toBe('µ$ = millionths of a dollar');
+    expect(l.yUnit).toBe('µ$ = $0.000001');
     expect(l.allZero).toBe(false);
     // A run's cost of a few tenths of a cent: dollars with the digits the step needs.
     const run = [{ atMs: 0, value: 0 }, { atMs: 1000, value: 0.0018 }];

@@ -54,7 +54,7 @@ export const MICRO_USD_BELOW = 0.001;
 
 /** A cost axis's unit, as the chart's title names it. */
 export function usdAxisUnit(max: number): string {
-  return max < MICRO_USD_BELOW ? 'µ$ = millionths of a dollar' : 'USD';
+  return max < MICRO_USD_BELOW ? 'µ$ = $0.000001' : 'USD';
 }
 
 /** Digits after the point that a tick step needs (0.25 -> 2, 5 -> 0), at most 12. */

@@ -3,7 +3,7 @@
  * rows (whole run from `compare()`'s rows, and at the cursor), the differences ("−99.8 %")
  * and the one-line headline. Pure, so the tests read the same text the page shows.
  */
-import { type CompareRow, FIGURE_USD, MONTH_TOO_EARLY, type Mode } from '../../core/study/compare.js';
+import { type CompareRow, FIGURE_USD, MONTH_MIN_WINDOW_MS, type Mode } from '../../core/study/compare.js';
 import type { ResolvedSide, SidePoint } from '../../core/study/compare-timeline.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
@@ -60,6 +60,14 @@ export interface TableRow {
 }
 
 const ms = (v: number | null) => (v === null ? '—' : formatMs(v));
+/**
+ * A month's cost not extrapolated yet, in a table cell: short, so the table keeps to the
+ * page's width; MONTH_NOTE under the table says why (the CLI's table prints MONTH_TOO_EARLY,
+ * "too early (needs ≥ 1 s)", in the cell).
+ */
+export const MONTH_EARLY_CELL = 'too early';
+export const MONTH_NOTE = `Cost per month at this rate: the cost so far scaled to 30 days, once the run has covered at least ${MONTH_MIN_WINDOW_MS / 1000} s of simulated time; before that it reads "${MONTH_EARLY_CELL}", since a run's first few requests are not a rate.`;
+
 /** Dollars as the CLI's compare table prints them ($234, $0.0018), so the page and the CLI agree. */
 const usd = (n: number) => formatUsd(n, FIGURE_USD);
 const count = (n: number) => formatCount(n);
@@ -88,8 +96,8 @@ const ROWS: RowDef[] = [
     label: 'cost per month at this rate',
     final: (r) => r.costUsd?.month ?? null,
     now: (p) => p.costUsdMonth,
-    fmt: (n) => (n === null ? MONTH_TOO_EARLY : usd(n)),
-    finalText: (r) => (r.costUsd === null ? 'n/a' : r.costUsd.month === null ? MONTH_TOO_EARLY : usd(r.costUsd.month)),
+    fmt: (n) => (n === null ? MONTH_EARLY_CELL : usd(n)),
+    finalText: (r) => (r.costUsd === null ? 'n/a' : r.costUsd.month === null ? MONTH_EARLY_CELL : usd(r.costUsd.month)),
   },
   { id: 'acksAllP50', label: 'acks=all latency p50', final: (r) => r.produce.acksAll.p50, now: (p) => p.acksAllP50, fmt: ms },
   {
