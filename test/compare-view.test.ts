@@ -16,7 +16,7 @@ import {
   stepAtOrBefore,
   stepsAt,
 } from '../core/study/compare-timeline.js';
-import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat } from '../web/compare/charts.js';
+import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat, wrapLabel } from '../web/compare/charts.js';
 import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
@@ -439,6 +439,15 @@ describe('chart layouts', () => {
     const l = lineChartLayout([tiny, tiny], 1000, 0, [0, 0], ['a', 'b'], 'usd', narrow);
     for (const t of l.yTicks) expect(l.x0 - 4 - labelWidth(t.label)).toBeGreaterThanOrEqual(0);
     expect(l.x0).toBeGreaterThan(20);
+  });
+
+  test('a chart\'s message wraps to its width, word by word', () => {
+    expect(wrapLabel('no new follower joined the ISR', 400)).toEqual(['no new follower joined the ISR']);
+    const lines = wrapLabel('no new follower joined the ISR', 140);
+    expect(lines.join(' ')).toBe('no new follower joined the ISR');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(labelWidth(l, 11.5)).toBeLessThanOrEqual(140);
+    expect(wrapLabel('unbreakable-long-word here', 20)).toEqual(['unbreakable-long-word', 'here']);
   });
 
   test('bars from a common base; a missing value draws no bar', () => {

@@ -120,8 +120,26 @@ export function yScaleFor(kind: ValueKind, max: number, y0: number, y1: number) 
 }
 
 /** Width of a tick label in px at the charts' 10 px type (generous: digits are about 5.6 px). */
-export function labelWidth(text: string): number {
-  return Math.ceil(text.length * 6.2);
+export function labelWidth(text: string, fontPx = 10): number {
+  return Math.ceil(text.length * 0.62 * fontPx);
+}
+
+/**
+ * A chart's message ("no new follower joined the ISR") broken into lines that fit `widthPx`
+ * at `fontPx`, word by word (a word longer than a line stays whole on its own line).
+ */
+export function wrapLabel(text: string, widthPx: number, fontPx = 11.5): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const next = line === '' ? word : `${line} ${word}`;
+    if (line !== '' && labelWidth(next, fontPx) > widthPx) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
 }
 
 /**
@@ -146,7 +164,7 @@ export function lineChartLayout(
   const fmt = tickFormat(kind, max, ticks.length > 1 ? ticks[1] - ticks[0] : 0);
   const yLabels = ticks.map(fmt);
   // The plot starts right of the widest y label (4 px gap, 2 px to spare), so no label is cut.
-  const x0 = Math.max(margin.left, Math.max(0, ...yLabels.map(labelWidth)) + 6);
+  const x0 = Math.max(margin.left, Math.max(0, ...yLabels.map((l) => labelWidth(l))) + 6);
   const x1 = Math.max(x0 + 10, width - margin.right);
   const x = scaleLinear().domain([0, Math.max(1, endMs)]).range([x0, x1]);
   const path = line<Sample>()
