@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { Session } from '../core/session/session.js';
-import { compare, type Mode } from '../core/study/compare.js';
+import { compare, formatCompare, type Mode, MONTH_MIN_WINDOW_MS, MONTH_MS, MONTH_TOO_EARLY, monthAtRate } from '../core/study/compare.js';
 import {
   cursorAt,
   mergeStepTimes,
@@ -16,9 +16,10 @@ import {
   stepAtOrBefore,
   stepsAt,
 } from '../core/study/compare-timeline.js';
-import { barChartLayout, lineChartLayout } from '../web/compare/charts.js';
-import { breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
-import { defaultModes, encodeCompareQuery, parseCompareQuery } from '../web/compare/params.js';
+import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat, wrapLabel } from '../web/compare/charts.js';
+import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
+import { defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
+import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
 import { loadBundled } from './support/run.js';
 
 describe('the shared cursor', () => {
@@ -189,13 +190,51 @@ describe('the link', () => {
     ['?compare=nope', /compare: no bundled scenario "nope"; showing wal-steady-state/],
     ['?compare=wal-steady-state&t=-5', /t: expected a whole number of milliseconds, got "-5"/],
     ['?compare=wal-steady-state&seed=x', /seed: expected a whole number, got "x"/],
-    ['?compare=wal-steady-state&step=4', /step: .*use t=<ms>/],
+    ['?compare=wal-steady-state&step=4', /step: kept for the way back to the walkthrough; .*t=<ms>/],
     ['?compare=wal-steady-state&present=maybe', /present: expected 1 or 0/],
   ])('%s gives a note and a sensible fallback', (search, note) => {
     const q = parseCompareQuery(search, ids, scenarioOf);
     expect(q.problems.join('\n')).toMatch(note);
     expect(ids).toContain(q.scenario);
     expect(q.modes[0]).not.toBe(q.modes[1]);
+  });
+
+  test('the way there and back: a chapter and its stop', () => {
+    // Goal: issue 18, point 8. The walkthrough at chapter kip1023-bootstrap, stop 3, opens
+    // the side-by-side view of its scenario; the way back is the same chapter and stop.
+    const there = encodeCompareQuery({ scenario: 'kip1023-bootstrap', chapter: 'kip1023-bootstrap', stop: 3, tMs: 6, actions: [] });
+    expect(there).toBe('compare=kip1023-bootstrap&chapter=kip1023-bootstrap&stop=3&t=6');
+    const q = parseCompareQuery(`?${there}`, ids, scenarioOf);
+    expect(q).toMatchObject({ scenario: 'kip1023-bootstrap', chapter: 'kip1023-bootstrap', stop: 3, tMs: 6, problems: [] });
+    expect(walkthroughHref(q)).toBe('./?chapter=kip1023-bootstrap&stop=3');
+    // compare= empty with a chapter: the chapter's scenario.
+    expect(parseCompareQuery('?compare=&chapter=kip1023-bootstrap&stop=2', ids, scenarioOf).scenario).toBe('kip1023-bootstrap');
+    // An unknown chapter is named, and the way back opens the scenario.
+    const bad = parseCompareQuery('?compare=kip1023-bootstrap&chapter=nope&stop=2', ids, scenarioOf);
+    expect(bad.problems.join('\n')).toMatch(/chapter: no chapter "nope"/);
+    expect(walkthroughHref(bad)).toBe('./?scenario=kip1023-bootstrap');
+  });
+
+  test('the way there and back: a pasted scenario by its text (src), seed, recorded actions and step', () => {
+    const text = 'name: pasted ünïcode\nuntil: 1000\n';
+    const actions = [{ step: 12, action: { kind: 'crash' as const, broker: 1 } }];
+    const there = encodeCompareQuery({ scenario: null, source: text, seed: 7, step: 40, actions, tMs: 250 });
+    expect(there).toMatch(/^compare=&src=[\w-]+&seed=7&actions=[\w-]+&step=40&t=250$/);
+    // The same encoding as the walkthrough's own link.
+    const walk = encodeUrlState({ source: text, seed: 7, step: 40, actions });
+    expect(there).toContain(walk.replace('&step=40', ''));
+    const q = parseCompareQuery(`?${there}`, ids, scenarioOf);
+    expect(q).toMatchObject({ scenario: null, source: text, seed: 7, step: 40, actions, tMs: 250, problems: [] });
+    const back = walkthroughHref(q);
+    expect(back).toBe(`./?${walk}`);
+    expect(decodeUrlState(back.slice(2)).state).toEqual({ source: text, seed: 7, step: 40, actions });
+  });
+
+  test('an unreadable src is named, not replaced by another scenario', () => {
+    const q = parseCompareQuery('?compare=&src=%%%', ids, scenarioOf);
+    expect(q.scenario).toBeNull();
+    expect(q.sourceUnreadable).toBe(true);
+    expect(q.problems.join('\n')).toMatch(/src: not a readable scenario/);
   });
 
   test('an empty compare= opens the default scenario without a note', () => {
@@ -209,6 +248,55 @@ describe('the link', () => {
     expect(runsAsWritten(loadBundled('wal-steady-state'), 'classic')).toBe(false);
     expect(runsAsWritten(loadBundled('kip1023-bootstrap'), 'kip1023')).toBe(true);
     expect(runsAsWritten(loadBundled('classic-one-round'), 'classic')).toBe(true);
+  });
+});
+
+describe('the cost per month at this rate', () => {
+  test.each([
+    // usd, window ms, month (null: too early)
+    [0.0000004, 8, null],
+    [0.0000004, 0, null],
+    [0.01, MONTH_MIN_WINDOW_MS - 1, null],
+    [0.0000004, MONTH_MIN_WINDOW_MS, 1.0368],
+    [0.001, 20_000, 129.6],
+    [1, MONTH_MS, 1],
+    [0.0000004, Number.NaN, null],
+  ])('monthAtRate(%d, %d) = %s', (usd, windowMs, month) => {
+    expect(monthAtRate(usd, windowMs)).toBe(month);
+  });
+
+  test('at the cursor: too early before 1 s of simulated time (one GET at t = 8 ms is not $129.60 a month), then the rate', () => {
+    // Goal: issue 18, point 9. Method: kip1023-bootstrap's WAL side, whose first GET is at
+    // 8 ms; every point before MONTH_MIN_WINDOW_MS has no month, every later one has.
+    const s = loadBundled('kip1023-bootstrap');
+    const side = resolveSide(s, 'wal');
+    const early = pointAt(side, 8);
+    expect(early.walRequests + early.tieredRequests).toBeGreaterThan(0);
+    expect(early.costUsdMonth).toBeNull();
+    for (const p of side.points) expect(p.costUsdMonth === null).toBe(p.atMs < MONTH_MIN_WINDOW_MS);
+    const rows = compare(s, ['classic', 'wal']).modes;
+    const table = tableRows(rows[0], rows[1], pointAt(resolveSide(s, 'classic'), 8), early);
+    const month = table.find((r) => r.id === 'costMonth')!;
+    expect(month.atB).toBe(MONTH_EARLY_CELL);
+    expect(MONTH_NOTE).toContain('at least 1 s of simulated time');
+    expect(MONTH_TOO_EARLY).toBe('too early (needs ≥ 1 s)');
+    // The whole run (3 s) is long enough; the page prints it as the CLI does.
+    expect(month.b).toMatch(/^\$0\.\d+$/);
+    expect(formatCompare({ scenario: 'x', seed: 1, modes: rows })).toContain(month.b);
+  });
+
+  test('a run shorter than 1 s: the CLI\'s row and the page both say too early; the JSON\'s month is null', () => {
+    const s = { ...loadBundled('kip1023-bootstrap'), until: 500 };
+    const r = compare(s, ['classic', 'wal']);
+    expect(r.modes[0].costUsd?.run).toBeGreaterThanOrEqual(0);
+    expect(r.modes[0].costUsd?.month).toBeNull();
+    expect(JSON.parse(JSON.stringify(r)).modes[1].costUsd).toHaveProperty('month', null);
+    const line = formatCompare(r).split('\n').find((l) => l.startsWith('cost per month at this rate'))!;
+    expect(line.match(/too early \(needs ≥ 1 s\)/g)).toHaveLength(2);
+    const rows = tableRows(r.modes[0], r.modes[1], resolveSide(s, 'classic').end, resolveSide(s, 'wal').end);
+    const month = rows.find((x) => x.id === 'costMonth')!;
+    expect([month.a, month.b, month.atA, month.atB]).toEqual(Array(4).fill(MONTH_EARLY_CELL));
+    expect(month.diff).toBe('—');
   });
 });
 
@@ -288,15 +376,78 @@ describe('chart layouts', () => {
     expect(Math.abs(l.ends[0].y - l.ends[1].y)).toBeGreaterThanOrEqual(11);
   });
 
-  test('cost ticks carry the decimals their step needs, all distinct', () => {
+  test('cost ticks: a tiny cost counts in µ$ (the title says so), never "$.0000005"; all labels distinct', () => {
     const tiny = [{ atMs: 0, value: 0 }, { atMs: 1000, value: 0.0000012 }];
     const l = lineChartLayout([tiny, tiny], 1000, 0, [0, 0], ['a', 'b'], 'usd', box);
     const labels = l.yTicks.map((t) => t.label);
     expect(new Set(labels).size).toBe(labels.length);
-    expect(labels[0]).toBe('$0');
-    expect(labels.at(-1)).toMatch(/^\$0\.0000\d+$/);
+    expect(labels).toEqual(['0', '0.5 µ$', '1 µ$']);
+    expect(l.yUnit).toBe('µ$ = $0.000001');
     expect(l.allZero).toBe(false);
+    // A run's cost of a few tenths of a cent: dollars with the digits the step needs.
+    const run = [{ atMs: 0, value: 0 }, { atMs: 1000, value: 0.0018 }];
+    const d = lineChartLayout([run, run], 1000, 0, [0, 0], ['a', 'b'], 'usd', box);
+    expect(d.yTicks.map((t) => t.label)).toEqual(['$0', '$0.0005', '$0.0010', '$0.0015', '$0.0020']);
+    expect(d.yUnit).toBe('USD');
     expect(lineChartLayout([[{ atMs: 0, value: 0 }], [{ atMs: 0, value: 0 }]], 1000, 0, [0, 0], ['a', 'b'], 'bytes', box).allZero).toBe(true);
+  });
+
+  test.each([
+    // largest value, ticks
+    [0, [0, 1]],
+    [1, [0, 1]],
+    [2.5, [0, 1, 2, 3]],
+    [3, [0, 1, 2, 3]],
+    [7, [0, 2, 4, 6, 8]],
+    [152, [0, 50, 100, 150, 200]],
+    [484, [0, 200, 400]],
+  ])('integerTicks(%d) = %j: whole numbers, never a step below 1', (max, ticks) => {
+    const r = integerTicks(max, 3);
+    expect(r.ticks).toEqual(ticks);
+    expect(r.top).toBeGreaterThanOrEqual(max);
+    for (const t of r.ticks) expect(Number.isInteger(t)).toBe(true);
+  });
+
+  test('a count chart of one request reads 0 and 1, bytes under a KiB read in whole bytes', () => {
+    const one = [{ atMs: 0, value: 0 }, { atMs: 8, value: 1 }];
+    expect(lineChartLayout([one, one], 1000, 8, [1, 1], ['a', 'b'], 'count', box).yTicks.map((t) => t.label)).toEqual(['0', '1']);
+    const bytes = [{ atMs: 0, value: 0 }, { atMs: 8, value: 3 }];
+    expect(lineChartLayout([bytes, bytes], 1000, 8, [3, 3], ['a', 'b'], 'bytes', box).yTicks.map((t) => t.label)).toEqual(['0', '1 B', '2 B', '3 B']);
+    // A run of 3 ms: whole milliseconds on the time axis.
+    const l = lineChartLayout([one, one], 3, 1, [1, 1], ['a', 'b'], 'count', box);
+    expect(l.xTicks.map((t) => t.label)).toEqual(['0', '1 ms', '2 ms', '3 ms']);
+  });
+
+  test.each([
+    ['usd', 0.0000005, 0.0000001],
+    ['usd', 0.0018, 0.0005],
+    ['usd', 0.05, 0.02],
+    ['usd', 234, 100],
+    ['count', 1500, 500],
+  ] as const)('%s ticks up to %d: no leading dot, no trailing noise', (kind, max, step) => {
+    const f = tickFormat(kind, max, step);
+    for (let v = 0; v <= max + step; v += step) {
+      const label = f(v);
+      expect(label).not.toMatch(/(^|[^\d])\.\d/);
+      expect(label).not.toMatch(/\d{6,}/);
+    }
+  });
+
+  test('the plot starts right of the widest y label, so no label is cut at the left edge', () => {
+    const tiny = [{ atMs: 0, value: 0 }, { atMs: 1000, value: 0.00075 }];
+    const narrow = { ...box, margin: { ...box.margin, left: 20 } };
+    const l = lineChartLayout([tiny, tiny], 1000, 0, [0, 0], ['a', 'b'], 'usd', narrow);
+    for (const t of l.yTicks) expect(l.x0 - 4 - labelWidth(t.label)).toBeGreaterThanOrEqual(0);
+    expect(l.x0).toBeGreaterThan(20);
+  });
+
+  test('a chart\'s message wraps to its width, word by word', () => {
+    expect(wrapLabel('no new follower joined the ISR', 400)).toEqual(['no new follower joined the ISR']);
+    const lines = wrapLabel('no new follower joined the ISR', 140);
+    expect(lines.join(' ')).toBe('no new follower joined the ISR');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(labelWidth(l, 11.5)).toBeLessThanOrEqual(140);
+    expect(wrapLabel('unbreakable-long-word here', 20)).toEqual(['unbreakable-long-word', 'here']);
   });
 
   test('bars from a common base; a missing value draws no bar', () => {

@@ -17,7 +17,7 @@
  */
 import { Session } from '../session/session.js';
 import type { Scenario } from '../scenario/types.js';
-import { type CompareRow, MONTH_MS, type Mode, rowOf, scenarioForMode, TraceFigures } from './compare.js';
+import { type CompareRow, type Mode, monthAtRate, rowOf, scenarioForMode, TraceFigures } from './compare.js';
 import type { StoreName } from '../ports/object-store.js';
 import { type CrossZoneBytes, costUsd, type StoreCounters } from '../sim/costs.js';
 import { buildRunJson, latencySummary, type PartitionJson } from '../sim/output.js';
@@ -36,8 +36,11 @@ export interface SidePoint {
   walRequests: number;
   /** Cost of the run so far (USD, rounded as the JSON output rounds it). */
   costUsd: number;
-  /** The cost so far scaled to 30 days at the same rate (0 at t = 0). */
-  costUsdMonth: number;
+  /**
+   * The cost so far scaled to 30 days at the same rate; null until the run has covered
+   * MONTH_MIN_WINDOW_MS (core/study/compare.ts monthAtRate), as the CLI's row.
+   */
+  costUsdMonth: number | null;
   acksAllP50: number | null;
   /** Longest catch-up of a replica that has joined the ISR so far; null while none has. */
   catchUpMs: number | null;
@@ -124,7 +127,7 @@ function pointOf(session: Session): SidePoint {
     tieredRequests: store(m.objectStore.tiered),
     walRequests: store(m.objectStore.wal),
     costUsd: cost.total,
-    costUsdMonth: now > 0 ? Math.round(((unrounded * MONTH_MS) / now) * 1e6) / 1e6 : 0,
+    costUsdMonth: monthAtRate(unrounded, now),
     acksAllP50: latencySummary(k.state.produceLatencies.acksAll).latencyMsP50,
     catchUpMs: null,
     remoteReadsAfterFailover: 0,

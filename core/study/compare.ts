@@ -6,7 +6,8 @@
  *   kip1023  KIP-1023 on:   follower.fetch.last.tiered.offset.enable on,  wal.enable off
  *   wal      KIP-1176:      wal.enable on for every topic (KIP-1023 as the file says)
  * Each row's figures come from the run's JSON (`metrics`, `trace`); the month's cost is
- * the run's cost scaled from its simulated duration to 30 days at the same rates.
+ * the run's cost scaled from its simulated duration to 30 days at the same rates, once the
+ * run has covered at least MONTH_MIN_WINDOW_MS (null before: see monthAtRate).
  */
 import type { Scenario } from '../scenario/types.js';
 import { Kernel } from '../sim/kernel.js';
@@ -19,6 +20,28 @@ export const MODES = ['classic', 'kip1023', 'wal'] as const;
 export type Mode = (typeof MODES)[number];
 
 export const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The shortest stretch of simulated time a cost is extrapolated from to a month: 1 s.
+ * Below it the "rate" is a handful of requests multiplied by millions (one GET at t = 8 ms
+ * read as $129.60 a month); from 1 s on, every bundled workload has produced at least
+ * once (their produce intervals are 50 to 1000 ms, 10 s for the hour-long metadata run),
+ * and one request more or less moves the month by a few dollars at most.
+ */
+export const MONTH_MIN_WINDOW_MS = 1000;
+
+/**
+ * The month's cost at the rate of `usd` spent over `windowMs` of simulated time (30 days,
+ * rounded to millionths of a dollar as the JSON rounds costs); null while the window is
+ * shorter than MONTH_MIN_WINDOW_MS ("too early to extrapolate").
+ */
+export function monthAtRate(usd: number, windowMs: number): number | null {
+  if (!(windowMs >= MONTH_MIN_WINDOW_MS)) return null;
+  return round6((usd * MONTH_MS) / windowMs);
+}
+
+/** What a table prints instead of a month's cost that is too early to extrapolate. */
+export const MONTH_TOO_EARLY = `too early (needs ≥ ${MONTH_MIN_WINDOW_MS / 1000} s)`;
 
 /** The scenario with the mode's switches set. */
 export function scenarioForMode(s: Scenario, mode: Mode): Scenario {
@@ -51,7 +74,11 @@ export interface CompareRow {
   produce: { acks1: LatencyFigures; acksAll: LatencyFigures };
   /** Consumer reads served from remote storage after the first leader change. */
   remoteReadsAfterFailover: { count: number; bytes: number };
-  costUsd: { run: number; month: number } | null;
+  /**
+   * The run's cost and the month's at the same rate; `month` is null when the run is
+   * shorter than MONTH_MIN_WINDOW_MS (too short to extrapolate from).
+   */
+  costUsd: { run: number; month: number | null } | null;
   walMetadataRecords: number;
   violations: number;
   endMs: number;
@@ -146,7 +173,7 @@ export function rowOf(mode: Mode, json: RunJson, k?: Kernel): CompareRow {
     objectStore: { requests: tiered.requests + wal.requests, bytes: tiered.bytes + wal.bytes, walRequests: wal.requests, walBytes: wal.bytes },
     produce: { acks1: latency(produce.acks1), acksAll: latency(produce.acksAll) },
     remoteReadsAfterFailover: { count: figures.remoteReads, bytes: figures.remoteReadBytes },
-    costUsd: cost && typeof cost.total === 'number' ? { run: cost.total, month: json.endMs > 0 ? round6((unroundedTotal(k) ?? cost.total) * MONTH_MS / json.endMs) : 0 } : null,
+    costUsd: cost && typeof cost.total === 'number' ? { run: cost.total, month: monthAtRate(unroundedTotal(k) ?? cost.total, json.endMs) } : null,
     walMetadataRecords: walMetrics?.metadata?.records ?? 0,
     violations: json.violations.length,
     endMs: json.endMs,
@@ -223,7 +250,7 @@ export const FIGURE_ROWS: ReadonlyArray<readonly [string, (x: CompareRow) => str
   ['remote reads after a failover', (x) => (x.remoteReadsAfterFailover.count === 0 ? '0' : `${x.remoteReadsAfterFailover.count} (${fmtBytes(x.remoteReadsAfterFailover.bytes)})`)],
   ['WAL metadata records', (x) => String(x.walMetadataRecords)],
   ['cost of the run', (x) => (x.costUsd ? fmtUsd(x.costUsd.run) : 'n/a')],
-  ['cost per month at this rate', (x) => (x.costUsd ? fmtUsd(x.costUsd.month) : 'n/a')],
+  ['cost per month at this rate', (x) => (x.costUsd ? (x.costUsd.month === null ? MONTH_TOO_EARLY : fmtUsd(x.costUsd.month)) : 'n/a')],
   ['invariant violations', (x) => String(x.violations)],
 ];
 

@@ -70,8 +70,9 @@ Runs the scenario's workload once per mode, in memory, with the same seed and ti
   wal       KIP-1176: wal.enable on for every topic (a model name)
 and prints one table: time for a new follower to catch up, bytes fetched from the leader,
 cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by acks,
-remote reads after a failover, and the cost of the run and of a month at the same rates.
-With --json: one JSON document { scenario, seed, modes: [...] }.
+remote reads after a failover, and the cost of the run and of a month at the same rates
+(from a run of at least 1 s of simulated time; a shorter one prints "too early").
+With --json: one JSON document { scenario, seed, modes: [...] } (costUsd.month null when too early).
 --max-steps N: each mode's run may take at most N steps (default 5000000, as for run);
 a run that needs more stops the command (exit 2), naming the mode.
 Exit codes: 0 ok, 2 bad input or a run over --max-steps, 129 an invariant was violated

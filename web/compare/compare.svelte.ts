@@ -3,12 +3,16 @@
  * (core/study/compare-timeline.ts), held in step by a shared cursor over simulated time.
  * Each side shows its latest visible step at or before the cursor; stepping moves the
  * cursor to the next step time of either run. Svelte owns the DOM; this module owns time
- * and the URL (`?compare=<id>&modes=a,b&t=<ms>`).
+ * and the URL (`?compare=<id>&modes=a,b&t=<ms>`, or `?compare=&src=<base64url>` for a
+ * scenario loaded or pasted in the walkthrough; params.ts), and keeps the way back to where
+ * the walkthrough was (its chapter and stop, or its step and recorded actions).
  */
 import { isErrorEntry, narrated } from '../lib/narration.js';
 import { Ticker } from '../lib/ticker.js';
+import { findChapter } from '../../core/report/chapters.js';
 import { parseScenarioText } from '../../core/scenario/parse.js';
-import type { Scenario } from '../../core/scenario/types.js';
+import type { InputProblem, Scenario } from '../../core/scenario/types.js';
+import type { RecordedAction } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
 import { type CompareRow, MODES, type Mode } from '../../core/study/compare.js';
 import {
@@ -29,7 +33,7 @@ import { BUNDLED } from '../lib/scenarios.js';
 import { encodeUrlState } from '../lib/url.js';
 import { type WalHop, walHops } from '../lib/wal-layout.js';
 import { MODE_LABEL, runsAsWritten } from './figures.js';
-import { encodeCompareQuery, parseCompareQuery } from './params.js';
+import { type CompareLink, defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from './params.js';
 
 /** Cursor positions per second while playing. */
 export const SPEEDS = [1, 2, 5, 10, 30] as const;
@@ -82,8 +86,22 @@ function bundledScenario(id: string): Scenario | null {
   return scenarioCache.get(id) ?? null;
 }
 
+/** Where the walkthrough was when it opened this view (the way back), beyond the scenario and seed. */
+export interface Origin {
+  chapter?: string;
+  stop?: number;
+  step?: number;
+  actions: RecordedAction[];
+}
+
 export class CompareState {
-  scenarioId = $state('');
+  /** The bundled scenario's id; null for a scenario from the link's text (`src`). */
+  scenarioId = $state<string | null>('');
+  /** The text of a scenario that is not bundled (what `src` carries). */
+  source = $state<string | undefined>(undefined);
+  /** Problems of the link's scenario text (`src`): shown instead of the runs. */
+  sourceProblems = $state.raw<InputProblem[]>([]);
+  origin = $state.raw<Origin>({ actions: [] });
   scenario = $state.raw<Scenario | null>(null);
   modes = $state.raw<[Mode, Mode]>(['classic', 'wal']);
   seed = $state(1);
@@ -125,6 +143,29 @@ export class CompareState {
   init(search: string): void {
     const q = parseCompareQuery(search, BUNDLED.map((b) => b.id), bundledScenario);
     const notes = [...q.problems];
+    this.origin = { chapter: q.chapter, stop: q.stop, step: q.step, actions: q.actions };
+    this.present = q.present;
+    this.modes = q.modes;
+    if (q.scenario === null) {
+      // A loaded or pasted scenario: the same validator and work budget as the walkthrough
+      // and the CLI (core/scenario/parse.ts, budget.ts); a bad one shows its problems.
+      this.scenarioId = null;
+      this.source = q.source;
+      const r = q.source === undefined ? null : parseScenarioText(q.source, 'scenario in the link');
+      if (r === null || !r.ok) {
+        this.sourceProblems = r === null ? [{ path: 'src', message: 'not a readable scenario (expected the scenario text in base64url, as the walkthrough writes it)' }] : r.problems;
+        this.scenario = null;
+        this.notes = notes;
+        this.busy = false;
+        return;
+      }
+      this.scenario = r.scenario;
+      if (!q.modesGiven) this.modes = defaultModes('', r.scenario);
+      this.seed = q.seed ?? r.scenario.seed;
+      this.notes = notes;
+      this.resolve(q.tMs, q.partition);
+      return;
+    }
     let scenario = bundledScenario(q.scenario);
     let id = q.scenario;
     if (scenario === null) {
@@ -134,15 +175,32 @@ export class CompareState {
     }
     this.scenarioId = id;
     this.scenario = scenario;
-    this.modes = q.modes;
     this.seed = q.seed ?? scenario?.seed ?? 1;
     this.notes = notes;
-    this.present = q.present;
     if (scenario === null) {
       this.busy = false;
       return;
     }
     this.resolve(q.tMs, q.partition);
+  }
+
+  /** The chapter the walkthrough was playing, and its stop, when it opened this view. */
+  get originChapter(): { title: string; stop: number } | null {
+    const c = this.origin.chapter === undefined ? undefined : findChapter(this.origin.chapter);
+    return c === undefined ? null : { title: c.title, stop: this.origin.stop ?? 1 };
+  }
+
+  /**
+   * The user's recorded actions the walkthrough had, which this view does not replay: both
+   * designs run the scenario as written (a step of one design is not the same moment in
+   * the other). The page says so; the way back keeps them.
+   */
+  get actionsNote(): string | null {
+    const a = this.origin.actions;
+    if (a.length === 0) return null;
+    const listed = a.slice(0, 5).map((x) => `${x.action.kind} after step ${x.step}`).join(', ');
+    const more = a.length > 5 ? ` and ${a.length - 5} more` : '';
+    return `The walkthrough's ${a.length} recorded action${a.length === 1 ? '' : 's'} (${listed}${more}) ${a.length === 1 ? 'is' : 'are'} not replayed here: both designs run the scenario as written, since a step of one design is not the same moment in the other. "Back to the walkthrough" keeps ${a.length === 1 ? 'it' : 'them'}.`;
   }
 
   /** Runs both designs to their end once; keeps the cursor time (or goes to `tMs`). */
@@ -278,9 +336,21 @@ export class CompareState {
     this.syncUrl(true);
   }
 
-  /** The walkthrough of the scenario (the way back). */
+  /** What the link holds beyond the designs and the cursor: the scenario, seed, partition and the way back. */
+  private link(): CompareLink {
+    return {
+      scenario: this.scenarioId,
+      source: this.scenarioId === null ? this.source : undefined,
+      seed: this.scenario !== null && this.seed !== this.scenario.seed ? this.seed : undefined,
+      partition: this.partitionKey !== null && this.partitionKey !== this.partitionKeys[0] ? this.partitionKey : undefined,
+      present: this.present,
+      ...this.origin,
+    };
+  }
+
+  /** The way back: the walkthrough where it was (the same chapter and stop, or scenario, seed, actions and step). */
   get walkthroughHref(): string {
-    return `./?${encodeUrlState({ scenario: this.scenarioId, seed: this.seed !== this.scenario?.seed ? this.seed : undefined, actions: [] })}`;
+    return walkthroughHref(this.link());
   }
 
   private sideAt(r: ResolvedSide, prev: SideView | null): SideView {
@@ -315,7 +385,13 @@ export class CompareState {
     const scenario = this.scenario;
     const walkthroughHref =
       scenario !== null && runsAsWritten(scenario, r.mode)
-        ? `./?${encodeUrlState({ scenario: this.scenarioId, seed: this.seed !== scenario.seed ? this.seed : undefined, step: to, actions: [] })}`
+        ? `./?${encodeUrlState({
+            scenario: this.scenarioId ?? undefined,
+            source: this.scenarioId === null ? this.source : undefined,
+            seed: this.seed !== scenario.seed ? this.seed : undefined,
+            step: to,
+            actions: [],
+          })}`
         : null;
     return {
       mode: r.mode,
@@ -340,14 +416,7 @@ export class CompareState {
       return;
     }
     if (this.urlTimer !== null) { clearTimeout(this.urlTimer); this.urlTimer = null; }
-    const q = encodeCompareQuery({
-      scenario: this.scenarioId,
-      modes: this.modes,
-      seed: this.seed !== this.scenario.seed ? this.seed : undefined,
-      partition: this.partitionKey !== this.partitionKeys[0] ? this.partitionKey ?? undefined : undefined,
-      tMs: this.tMs,
-      present: this.present,
-    });
+    const q = encodeCompareQuery({ ...this.link(), modes: this.modes, tMs: this.tMs });
     history.replaceState(null, '', `${location.pathname}?${q}`);
   }
 

@@ -3,7 +3,7 @@
  * rows (whole run from `compare()`'s rows, and at the cursor), the differences ("−99.8 %")
  * and the one-line headline. Pure, so the tests read the same text the page shows.
  */
-import type { CompareRow, Mode } from '../../core/study/compare.js';
+import { type CompareRow, FIGURE_USD, MONTH_MIN_WINDOW_MS, type Mode } from '../../core/study/compare.js';
 import type { ResolvedSide, SidePoint } from '../../core/study/compare-timeline.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
@@ -60,6 +60,16 @@ export interface TableRow {
 }
 
 const ms = (v: number | null) => (v === null ? '—' : formatMs(v));
+/**
+ * A month's cost not extrapolated yet, in a table cell: short, so the table keeps to the
+ * page's width; MONTH_NOTE under the table says why (the CLI's table prints MONTH_TOO_EARLY,
+ * "too early (needs ≥ 1 s)", in the cell).
+ */
+export const MONTH_EARLY_CELL = 'too early';
+export const MONTH_NOTE = `Cost per month at this rate: the cost so far scaled to 30 days, once the run has covered at least ${MONTH_MIN_WINDOW_MS / 1000} s of simulated time; before that it reads "${MONTH_EARLY_CELL}", since a run's first few requests are not a rate.`;
+
+/** Dollars as the CLI's compare table prints them ($234, $0.0018), so the page and the CLI agree. */
+const usd = (n: number) => formatUsd(n, FIGURE_USD);
 const count = (n: number) => formatCount(n);
 
 interface RowDef {
@@ -78,8 +88,17 @@ const ROWS: RowDef[] = [
   { id: 'crossZone', label: 'cross-zone bytes', final: (r) => r.crossZoneBytes, now: (p) => p.crossZoneBytes, fmt: (n) => (n === null ? 'n/a' : formatBytes(n)) },
   { id: 'tieredRequests', label: 'requests to the tiered store', final: (r) => r.objectStore.requests - r.objectStore.walRequests, now: (p) => p.tieredRequests, fmt: (n) => (n === null ? '—' : count(n)) },
   { id: 'walRequests', label: 'requests to the fast store (WAL)', final: (r) => r.objectStore.walRequests, now: (p) => p.walRequests, fmt: (n) => (n === null ? '—' : count(n)) },
-  { id: 'cost', label: 'cost of the run', final: (r) => r.costUsd?.run ?? null, now: (p) => p.costUsd, fmt: (n) => (n === null ? 'n/a' : formatUsd(n)) },
-  { id: 'costMonth', label: 'cost per month at this rate', final: (r) => r.costUsd?.month ?? null, now: (p) => p.costUsdMonth, fmt: (n) => (n === null ? 'n/a' : formatUsd(n)) },
+  { id: 'cost', label: 'cost of the run', final: (r) => r.costUsd?.run ?? null, now: (p) => p.costUsd, fmt: (n) => (n === null ? 'n/a' : usd(n)) },
+  {
+    // Extrapolated only from a run of at least MONTH_MIN_WINDOW_MS (core/study/compare.ts
+    // monthAtRate), at the cursor as in the CLI's table: before, the cell says so.
+    id: 'costMonth',
+    label: 'cost per month at this rate',
+    final: (r) => r.costUsd?.month ?? null,
+    now: (p) => p.costUsdMonth,
+    fmt: (n) => (n === null ? MONTH_EARLY_CELL : usd(n)),
+    finalText: (r) => (r.costUsd === null ? 'n/a' : r.costUsd.month === null ? MONTH_EARLY_CELL : usd(r.costUsd.month)),
+  },
   { id: 'acksAllP50', label: 'acks=all latency p50', final: (r) => r.produce.acksAll.p50, now: (p) => p.acksAllP50, fmt: ms },
   {
     id: 'remoteReads',
@@ -122,7 +141,7 @@ export function headline(a: CompareRow, b: CompareRow): string {
   if (a.mode === 'wal' || b.mode === 'wal') {
     parts.push(`cross-zone bytes ${arrow(bytes(a.crossZoneBytes), bytes(b.crossZoneBytes))} (${difference(a.crossZoneBytes, b.crossZoneBytes, formatBytes)})`);
     parts.push(`fast-store requests ${arrow(count(a.objectStore.walRequests), count(b.objectStore.walRequests))} (all object-store requests ${arrow(count(a.objectStore.requests), count(b.objectStore.requests))})`);
-    if (a.costUsd && b.costUsd) parts.push(`cost/month ${arrow(formatUsd(a.costUsd.month), formatUsd(b.costUsd.month))}`);
+    if (a.costUsd?.month != null && b.costUsd?.month != null) parts.push(`cost/month ${arrow(usd(a.costUsd.month), usd(b.costUsd.month))}`);
     if (a.produce.acksAll.p50 !== null && b.produce.acksAll.p50 !== null) parts.push(`acks=all p50 ${arrow(String(a.produce.acksAll.p50), ms(b.produce.acksAll.p50))}`);
   } else {
     if (a.catchUpMs !== null || b.catchUpMs !== null) parts.push(`new follower caught up after ${arrow(ms(a.catchUpMs), ms(b.catchUpMs))}`);

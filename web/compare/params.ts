@@ -1,17 +1,34 @@
 /**
  * The side-by-side view's URL: `?compare=<bundled scenario id>&modes=classic,wal`, with
- * optional `t` (the cursor, simulated ms), `seed` and `partition`. URL input is untrusted:
- * every part that cannot be used is named in `problems` and replaced by a sensible default,
- * so a bad link still opens a page.
+ * optional `t` (the cursor, simulated ms), `seed` and `partition`. A scenario that is not
+ * bundled (loaded or pasted in the walkthrough) travels as its text, `?compare=&src=<base64url>`,
+ * encoded as the walkthrough's own links encode it (web/lib/url.ts).
+ *
+ * The link also carries where the walkthrough was, for the way back: a guided chapter and
+ * its stop (`chapter`, `stop`), or the walkthrough's step and recorded actions (`step`,
+ * `actions`, as in the walkthrough's URL). The view itself does not use them: it runs the
+ * scenario as written in both designs, since a step of one design is not the same moment
+ * in the other.
+ *
+ * URL input is untrusted: every part that cannot be used is named in `problems` and
+ * replaced by a sensible default, so a bad link still opens a page.
  */
+import { findChapter } from '../../core/report/chapters.js';
+import type { RecordedAction } from '../../core/session/session.js';
 import { MODES, type Mode } from '../../core/study/compare.js';
 import type { Scenario } from '../../core/scenario/types.js';
+import { decodeUrlState, encodeUrlState, type UrlState } from '../lib/url.js';
 
 /** The scenario the view falls back to: the design-review demo of KIP-1176. */
 export const FALLBACK_SCENARIO = 'wal-steady-state';
 
 export interface CompareQuery {
-  scenario: string;
+  /** A bundled scenario's id; null when the link carries the scenario's text (`source`). */
+  scenario: string | null;
+  /** The scenario's text from `src` (loaded or pasted in the walkthrough), not yet validated. */
+  source?: string;
+  /** `src` was given but could not be decoded: the page shows this instead of a run. */
+  sourceUnreadable?: boolean;
   modes: [Mode, Mode];
   /** True when the modes came from the link (not the scenario's default pair). */
   modesGiven: boolean;
@@ -20,6 +37,11 @@ export interface CompareQuery {
   partition?: string;
   /** Presenter mode (`present=1`, as in the walkthrough): large type, controls hidden. */
   present: boolean;
+  /** Where the walkthrough was (the way back): a chapter and its stop, or a step and the user's actions. */
+  chapter?: string;
+  stop?: number;
+  step?: number;
+  actions: RecordedAction[];
   problems: string[];
 }
 
@@ -39,14 +61,36 @@ const whole = (v: string) => /^\d+$/.test(v) && Number(v) <= 0xffffffff;
 /** Reads the link. `ids` are the bundled scenarios; `scenarioOf` parses one (null if it does not parse). */
 export function parseCompareQuery(search: string, ids: readonly string[], scenarioOf: (id: string) => Scenario | null): CompareQuery {
   const p = new URLSearchParams(search);
-  const problems: string[] = [];
+  // The parts the walkthrough's URL has (src, chapter, stop, seed, step, actions,
+  // partition, present) are read as the walkthrough reads them.
+  const { state, problems } = decodeUrlState(search);
   const asked = (p.get('compare') ?? '').trim();
-  let scenario = asked === '' ? FALLBACK_SCENARIO : asked;
-  if (!ids.includes(scenario)) {
-    problems.push(`compare: no bundled scenario "${asked}"; showing ${FALLBACK_SCENARIO}`);
-    scenario = FALLBACK_SCENARIO;
+  let chapter = state.chapter;
+  if (chapter !== undefined && findChapter(chapter) === undefined) {
+    problems.push(`chapter: no chapter "${chapter}"; the way back opens the scenario`);
+    chapter = undefined;
   }
-  const fallback = defaultModes(scenario, scenarioOf(scenario));
+  let scenario: string | null;
+  let source: string | undefined;
+  let sourceUnreadable = false;
+  if (p.has('src')) {
+    // A loaded or pasted scenario: its text, validated by the page as the walkthrough does.
+    scenario = null;
+    source = state.source;
+    sourceUnreadable = source === undefined;
+    chapter = undefined;
+  } else {
+    scenario = asked === '' ? (chapter !== undefined ? findChapter(chapter)!.scenario : FALLBACK_SCENARIO) : asked;
+    if (!ids.includes(scenario)) {
+      problems.push(`compare: no bundled scenario "${asked}"; showing ${FALLBACK_SCENARIO}`);
+      scenario = FALLBACK_SCENARIO;
+    }
+    if (chapter !== undefined && findChapter(chapter)!.scenario !== scenario) {
+      problems.push(`chapter: "${chapter}" plays ${findChapter(chapter)!.scenario}, not ${scenario}; the way back opens ${scenario}`);
+      chapter = undefined;
+    }
+  }
+  const fallback = defaultModes(scenario ?? '', scenario === null ? null : scenarioOf(scenario));
   let modes = fallback;
   let modesGiven = false;
   const m = p.get('modes');
@@ -59,34 +103,84 @@ export function parseCompareQuery(search: string, ids: readonly string[], scenar
       problems.push(`modes: expected two different designs of ${MODES.join(', ')} (e.g. modes=classic,wal), got "${m}"; showing ${fallback.join(', ')}`);
     }
   }
-  const out: CompareQuery = { scenario, modes, modesGiven, present: false, problems };
-  const present = p.get('present');
-  if (present !== null) {
-    if (present === '1' || present === 'true') out.present = true;
-    else if (present !== '0' && present !== 'false') problems.push(`present: expected 1 or 0, got "${present}"`);
+  const out: CompareQuery = { scenario, modes, modesGiven, present: state.present === true, actions: state.actions, problems };
+  if (source !== undefined) out.source = source;
+  if (sourceUnreadable) out.sourceUnreadable = true;
+  if (state.seed !== undefined) out.seed = state.seed;
+  if (state.partition) out.partition = state.partition;
+  if (chapter !== undefined) {
+    out.chapter = chapter;
+    if (state.stop !== undefined) out.stop = state.stop;
   }
-  for (const key of ['t', 'seed'] as const) {
-    const v = p.get(key);
-    if (v === null) continue;
-    if (whole(v)) {
-      if (key === 't') out.tMs = Number(v);
-      else out.seed = Number(v);
-    } else problems.push(`${key}: expected a whole number${key === 't' ? ' of milliseconds' : ''}, got "${v}"`);
+  if (state.step !== undefined) out.step = state.step;
+  const t = p.get('t');
+  if (t !== null) {
+    if (whole(t)) out.tMs = Number(t);
+    else problems.push(`t: expected a whole number of milliseconds, got "${t}"`);
   }
-  if (p.has('step')) problems.push('step: the side-by-side cursor is a simulated time; use t=<ms>');
-  const partition = p.get('partition');
-  if (partition) out.partition = partition;
+  if (state.step !== undefined && t === null && chapter === undefined) {
+    problems.push('step: kept for the way back to the walkthrough; the side-by-side cursor is a simulated time, t=<ms>');
+  }
   return out;
 }
 
-export function encodeCompareQuery(q: { scenario: string; modes: readonly Mode[]; tMs?: number; seed?: number; partition?: string; present?: boolean }): string {
+/** What a side-by-side link holds (encodeCompareQuery). */
+export interface CompareLink {
+  /** A bundled scenario's id, or null with `source`. */
+  scenario: string | null;
+  source?: string;
+  /** The designs; left out, the page picks the scenario's default pair. */
+  modes?: readonly Mode[];
+  tMs?: number;
+  seed?: number;
+  partition?: string;
+  present?: boolean;
+  chapter?: string;
+  stop?: number;
+  step?: number;
+  actions?: readonly RecordedAction[];
+}
+
+/**
+ * The link of the side-by-side view: `compare=<id>` (or `compare=&src=<base64url>`), the
+ * designs, the way back (chapter and stop, or step and actions), then `t`.
+ */
+export function encodeCompareQuery(q: CompareLink): string {
   const p = new URLSearchParams();
-  p.set('compare', q.scenario);
-  p.set('modes', q.modes.join(','));
-  if (q.seed !== undefined) p.set('seed', String(q.seed));
-  if (q.partition) p.set('partition', q.partition);
+  p.set('compare', q.scenario ?? '');
+  if (q.modes) p.set('modes', q.modes.join(','));
+  // The walkthrough's own encoding (web/lib/url.ts) for what the two pages share.
+  // `compare=` names the scenario already; `present` goes last.
+  const back = new URLSearchParams(encodeUrlState(walkthroughState(q)));
+  back.delete('scenario');
+  back.delete('present');
+  for (const [k, v] of back) p.set(k, v);
   if (q.tMs !== undefined) p.set('t', String(q.tMs));
   if (q.present) p.set('present', '1');
   // Commas read better than %2C in a link people share.
   return p.toString().replace(/%2C/g, ',');
+}
+
+/**
+ * The walkthrough's state a side-by-side link goes back to: the chapter and its stop (and
+ * the step, when it is not the stop's), or the scenario (its id, or its text), seed,
+ * recorded actions and step.
+ */
+export function walkthroughState(q: CompareLink): UrlState {
+  const s: UrlState = { actions: q.chapter !== undefined ? [] : [...(q.actions ?? [])] };
+  if (q.chapter !== undefined) {
+    s.chapter = q.chapter;
+    if (q.stop !== undefined) s.stop = q.stop;
+  } else if (q.scenario === null) s.source = q.source;
+  else s.scenario = q.scenario;
+  if (q.seed !== undefined) s.seed = q.seed;
+  if (q.partition) s.partition = q.partition;
+  if (q.step !== undefined) s.step = q.step;
+  if (q.present) s.present = true;
+  return s;
+}
+
+/** The walkthrough's link (relative, `./?...`) for the way back from the side-by-side view. */
+export function walkthroughHref(q: CompareLink): string {
+  return `./?${encodeUrlState(walkthroughState(q))}`;
 }
