@@ -1,8 +1,8 @@
 /**
  * Accessibility audits (issue 18, point 6): axe-core, through @axe-core/playwright, on the
  * walkthrough, a chapter, the side-by-side view and presenter mode, at 1280x800 and in a
- * narrow window. No finding of serious or critical impact is allowed anywhere, and the
- * walkthrough has none at all.
+ * narrow window. No finding at all is allowed (the issue asks for none serious or critical;
+ * the moderate ones, landmarks and headings, were fixed too).
  *
  * axe does not measure the contrast of SVG text, so a second check here does: every label
  * drawn in the diagrams, its fill blended through the opacities above it onto the panel's
@@ -18,8 +18,6 @@ async function audit(page: Page): Promise<Finding[]> {
   const r = await new AxeBuilder({ page }).analyze();
   return r.violations.map((v) => ({ id: v.id, impact: v.impact ?? 'unknown', help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
 }
-
-const severe = (f: Finding[]) => f.filter((x) => x.impact === 'serious' || x.impact === 'critical');
 
 async function ready(page: Page, query: string): Promise<void> {
   await page.goto(`/?${query}`);
@@ -49,7 +47,7 @@ async function lowContrastSvgText(page: Page): Promise<string[]> {
   });
 }
 
-test.describe('axe: no serious or critical finding', () => {
+test.describe('axe: no finding', () => {
   test('the walkthrough, at its start and after some steps, has no finding at all', async ({ page }) => {
     await ready(page, 'scenario=kip1023-bootstrap');
     expect(await audit(page)).toEqual([]);
@@ -89,11 +87,10 @@ test.describe('axe: no serious or critical finding', () => {
   test('the side-by-side view', async ({ page }) => {
     await page.goto('/?compare=wal-steady-state');
     await expect(page.getByTestId('compare-table')).toBeVisible();
-    const found = await audit(page);
-    expect(severe(found)).toEqual([]);
+    expect(await audit(page)).toEqual([]);
     await page.goto('/?compare=kip1023-bootstrap&present=1');
     await expect(page.getByTestId('compare-table')).toBeVisible();
-    expect(severe(await audit(page))).toEqual([]);
+    expect(await audit(page)).toEqual([]);
   });
 });
 
