@@ -17,7 +17,7 @@ import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, ty
 import { type MachineName, stateName } from '../core/sim/machines.js';
 import { replicaJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
-import { type Arrow, arrowFor, assignRows, fitText, LABEL_GAP, lanesDescription, SEQ, sequenceDescription, sequenceLayout, LANES, laneBarY, MARKERS, markerLabelY, replicaMarkers, sequenceColumns, share, stableUpperBound, textWidth, xScale } from '../web/lib/layout.js';
+import { type Arrow, arrowFor, assignRows, COMPACT_BELOW, fitText, LABEL_GAP, lanePlan, lanesDescription, SEQ, sequenceDescription, sequenceLayout, LANES, laneBarY, MARKERS, markerLabelY, replicaMarkers, sequenceColumns, share, stableUpperBound, textWidth, xScale } from '../web/lib/layout.js';
 import { contrastRatio, LANE_BACKGROUND, LANE_TEXT_COLOURS, LANE_TEXT_SHADES } from '../web/lib/contrast.js';
 import { stateTree } from '../web/lib/machines.js';
 import { decodeUrlState, encodeUrlState, type UrlState } from '../web/lib/url.js';
@@ -259,6 +259,26 @@ describe('replicaMarkers', () => {
       expect(markerLabelY(bar, 'top', 0)).toBeLessThanOrEqual(bar - 6 - 2);
       expect(markerLabelY(bar, 'bottom', 0) - fontBox + 3).toBeGreaterThanOrEqual(bar + LANES.barPx + 6);
       expect(lowest + 3).toBeLessThanOrEqual(markerLabelY(laneBarY(i + 1), 'top', LANES.topRows - 1) - fontBox + 3);
+    }
+  });
+
+  test.each([120, 160, 300, 439, 440, 800])('lanePlan(%i): compact below 440 px; the axis, the label bounds and the lanes fit the width', (width) => {
+    const plan = lanePlan(width);
+    expect(plan.compact).toBe(width < COMPACT_BELOW);
+    expect(plan.left).toBe(plan.compact ? 12 : LANES.label);
+    expect(plan.right).toBeLessThanOrEqual(width - 14);
+    expect(plan.labelMaxX).toBe(width - 4);
+    for (let i = 0; i < 3; i++) {
+      // Compact: the name and role lines sit above the topmost label row; wide: beside the bar.
+      if (plan.compact) expect(plan.subY(i) + 4).toBeLessThanOrEqual(markerLabelY(plan.barY(i), 'top', LANES.topRows - 1) - 10);
+      else expect(plan.titleY(i)).toBeGreaterThan(plan.barY(i));
+      expect(plan.laneTop(i + 1)).toBeGreaterThanOrEqual(markerLabelY(plan.barY(i), 'bottom', LANES.bottomRows - 1) + 3);
+    }
+    // Labels of the bootstrap picture (three stacked at 200) fit between the bounds.
+    const x = xScale(partition([bootstrapLeader]), plan.left, plan.right);
+    for (const m of replicaMarkers(bootstrapLeader, (o) => x(o), plan.labelMinX, plan.labelMaxX)) {
+      expect(m.labelX).toBeGreaterThanOrEqual(plan.labelMinX);
+      expect(m.labelX + m.labelWidth).toBeLessThanOrEqual(plan.labelMaxX);
     }
   });
 
@@ -529,6 +549,15 @@ describe('sequenceLayout', () => {
     }
     for (let i = 1; i < names.length; i++) if (names[i].y === names[i - 1].y) expect(names[i].l).toBeGreaterThanOrEqual(names[i - 1].r);
     for (let i = 2; i < names.length; i++) if (names[i].y === names[i - 2].y) expect(names[i].l).toBeGreaterThanOrEqual(names[i - 2].r);
+  });
+
+  test.each<[number, number, boolean, string[]]>([
+    [900, 3, true, ['broker 0', 'broker 1', 'broker 2', 'tiered store', 'fast store', 'consumer']],
+    [140, 2, false, ['b0', 'b1', 'tiered', 'client']],
+  ])('width %i, %i brokers: column names full when they fit, short and staggered when tight', (width, brokers, wal, labels) => {
+    const lay = sequenceLayout([], brokers, width, wal);
+    expect(lay.cols.map((c) => c.label)).toEqual(labels);
+    expect(lay.cols.map((c) => c.full)).toEqual(sequenceColumns(brokers, width, 10, wal).map((c) => c.label));
   });
 
   test('OFFSET_MOVED_TO_TIERED_STORAGE fits whole when the row has room, centred over its arrow where it can be', () => {

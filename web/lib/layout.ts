@@ -204,12 +204,62 @@ export const LANES = {
   gapPx: 6,
 } as const;
 
-/** Height of one replica lane, px. */
+/** Height of one replica lane, px (wide layout). */
 export const LANE_HEIGHT = LANES.topRows * LANES.rowPx + 8 + LANES.barPx + 8 + LANES.bottomRows * LANES.rowPx + LANES.gapPx;
 
-/** The bar's top edge of replica lane `i`. */
+/** Below this width the lanes drop their left column and name each lane above it instead. */
+export const COMPACT_BELOW = 440;
+
+/** Where a lane's parts go, for an SVG `width` px wide. */
+export interface LanePlan {
+  compact: boolean;
+  /** The offsets axis runs from `left` to `right`. */
+  left: number;
+  right: number;
+  /** Marker labels stay within [labelMinX, labelMaxX]. */
+  labelMinX: number;
+  labelMaxX: number;
+  laneHeight: number;
+  /** Top of replica lane `i` (and of the remote lane, `i` = the number of replicas). */
+  laneTop(i: number): number;
+  /** The bar's top edge of replica lane `i`. */
+  barY(i: number): number;
+  /** Baselines of the lane's name and of its role line: beside the bar (wide) or above its label rows (compact). */
+  titleY(i: number): number;
+  subY(i: number): number;
+}
+
+/**
+ * The offset lanes' plan. Wide: a 150 px left column with each broker's name, role and
+ * state beside its bar. Compact (narrower than `COMPACT_BELOW`): the axis spans nearly the
+ * whole width and each lane's name and role go in two lines above its label rows.
+ */
+export function lanePlan(width: number): LanePlan {
+  const compact = width < COMPACT_BELOW;
+  const head = compact ? 30 : 0;
+  const laneHeight = LANE_HEIGHT + head;
+  const laneTop = (i: number) => LANES.axis + i * laneHeight;
+  const barY = (i: number) => laneTop(i) + head + LANES.topRows * LANES.rowPx + 8;
+  const left = compact ? 12 : LANES.label;
+  return {
+    compact,
+    left,
+    right: width - (compact ? 14 : 44),
+    // Wide: labels may reach 16 px into the left column, short of its texts (the longest
+    // state ends near x = 125), which are level with the bar and never with a label row.
+    labelMinX: compact ? 4 : LANES.label - 16,
+    labelMaxX: width - 4,
+    laneHeight,
+    laneTop,
+    barY,
+    titleY: (i) => (compact ? laneTop(i) + 12 : barY(i) + 6),
+    subY: (i) => (compact ? laneTop(i) + 26 : barY(i) + 21),
+  };
+}
+
+/** The bar's top edge of replica lane `i` (wide layout). */
 export function laneBarY(i: number): number {
-  return LANES.axis + i * LANE_HEIGHT + LANES.topRows * LANES.rowPx + 8;
+  return lanePlan(COMPACT_BELOW).barY(i);
 }
 
 /** Baseline of a marker label in `row` on `side` of a bar whose top edge is at `barY`. */
@@ -388,7 +438,8 @@ export interface SequenceRow {
 export interface SequenceLayout {
   /** Right edge of the widest time: no label starts left of `timeRight + SEQ.pad`. */
   timeRight: number;
-  cols: Array<Column & { labelY: number }>;
+  /** `label` as drawn (short when the columns are tight), `full` the column's name. */
+  cols: Array<Column & { labelY: number; full: string }>;
   /** y of the first row's top. */
   top: number;
   rows: SequenceRow[];
@@ -420,12 +471,21 @@ export function sequenceLayout(items: ReadonlyArray<{ a: Arrow; step: number }>,
   const minX = timeRight + SEQ.pad;
   const maxX = width - SEQ.pad;
   const named = sequenceColumns(brokers, width, 0, fastStore);
-  const colW = named.map((c) => textWidth(c.label, SEQ.labelPx, true));
-  const margin = Math.max(minX + 2, colW[0] / 2 + 2, colW[colW.length - 1] / 2 + 2);
-  const base = sequenceColumns(brokers, width, margin, fastStore);
-  const crowded = base.some((c, i) => i > 0 && c.x - base[i - 1].x < (colW[i] + colW[i - 1]) / 2 + SEQ.pad);
-  const cols = base.map((c, i) => ({ ...c, labelY: crowded && i % 2 === 1 ? 26 : 13 }));
-  const top = crowded ? 42 : 30;
+  // Column names: in one row; in two staggered rows when neighbours would touch; short
+  // (`b0`, `tiered`, `fast`, `client`) and staggered when even that is too tight.
+  const shortName = (c: Column) => (c.id.startsWith('broker-') ? `b${c.id.slice(7)}` : c.id === 'tiered' ? 'tiered' : c.id === 'wal' ? 'fast' : 'client');
+  const plan = (names: string[], stagger: boolean) => {
+    const w = names.map((n) => textWidth(n, SEQ.labelPx, true));
+    const margin = Math.max(minX + 2, w[0] / 2 + 2, w[w.length - 1] / 2 + 2);
+    const at = sequenceColumns(brokers, width, margin, fastStore);
+    const k = stagger ? 2 : 1;
+    const fits = at.every((c, i) => i < k || c.x - at[i - k].x >= (w[i] + w[i - k]) / 2 + SEQ.pad);
+    return { at, fits, names, stagger };
+  };
+  const tries = [plan(named.map((c) => c.label), false), plan(named.map((c) => c.label), true), plan(named.map(shortName), true)];
+  const chosen = tries.find((t) => t.fits) ?? tries[tries.length - 1];
+  const cols = chosen.at.map((c, i) => ({ ...c, label: chosen.names[i], full: named[i].label, labelY: chosen.stagger && i % 2 === 1 ? 26 : 13 }));
+  const top = chosen.stagger ? 42 : 30;
   const colX = Object.fromEntries(cols.map((c) => [c.id, c.x])) as Record<string, number>;
   const rows = items.map(({ a, step }, i): SequenceRow => {
     const y = top + i * SEQ.row + 8;
