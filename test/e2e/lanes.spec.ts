@@ -6,7 +6,8 @@
  * marker never left of its log start while it builds the remote auxiliary state, the
  * backoff's pause sign drawn as a shape, every text at least 4.5:1 against white with
  * nothing faded, and diagram titles that name the state. Geometry comes from the browser
- * (getBoundingClientRect), colours from getComputedStyle. Screenshots of each moment go
+ * (getBoundingClientRect), colours from getComputedStyle; with reduced motion, so a marker
+ * is measured where it stops, not half-way through its move. Screenshots of each moment go
  * to test-results/e2e/lanes-<name>.png (the whole page) and lanes-<name>-<lane>.png.
  */
 import { type Locator, type Page } from '@playwright/test';
@@ -124,7 +125,7 @@ for (const vp of VIEWPORTS) {
   const size = `${vp.width}x${vp.height}`;
 
   test.describe(`at ${size}`, () => {
-    test.use({ viewport: vp });
+    test.use({ viewport: vp, reducedMotion: 'reduce' });
 
     // Point 7: "fetch 0" left of the log start while the narration says truncateFullyAndStartAt(150).
     for (const [chapter, stop, start, held] of [
@@ -243,7 +244,7 @@ for (const vp of VIEWPORTS) {
 
 // Every stop of every chapter, at the narrow size: the lanes' texts never overlap or leave their SVG.
 test.describe('every chapter stop at 800x900', () => {
-  test.use({ viewport: { width: 800, height: 900 } });
+  test.use({ viewport: { width: 800, height: 900 }, reducedMotion: 'reduce' });
   for (const chapter of ['classic-bootstrap', 'kip1023-bootstrap', 'kip1023-unknown-epuo-retry', 'kip1023-epuo-below-log-start', 'kip1023-promoted-follower', 'wal-steady-state', 'wal-fast-store-outage', 'wal-failover']) {
     test(`${chapter}: no text over another or past the edge, in the offsets and request lanes`, async ({ page }) => {
       await open(page, `chapter=${chapter}&stop=1`);

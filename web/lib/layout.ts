@@ -76,21 +76,27 @@ export function stableUpperBound(lo: number, hi: number): number {
 
 /**
  * Estimated width in px of `text` in the page's sans-serif at `fontPx` (no DOM measuring in
- * a frame). Per-character widths are those of Helvetica/Arial-like fonts, rounded up, so
- * the estimate errs on the wide side; the browser specs check the real boxes.
+ * a frame), erring on the wide side; the browser specs check the real boxes.
  */
 export function textWidth(text: string, fontPx = 11, bold = false): number {
+  // Em widths of the widest glyph of each class in DejaVu Sans (what `system-ui` and
+  // `sans-serif` fall back to on Linux), measured in Chromium; Arial, Helvetica, Segoe UI
+  // and Roboto are all narrower, so the estimate is an upper bound on common systems.
+  const w = bold
+    ? { space: 0.35, digit: 0.7, narrow: 0.46, wide: 1.1, upper: 0.85, lower: 0.72, under: 0.5, other: 1 }
+    : { space: 0.32, digit: 0.64, narrow: 0.4, wide: 0.99, upper: 0.79, lower: 0.64, under: 0.5, other: 1 };
   let em = 0;
   for (const ch of text) {
-    if (ch === ' ') em += 0.3;
-    else if (/[0-9]/.test(ch)) em += 0.58;
-    else if (/[ijlI.,:;!|'()[\]]/.test(ch)) em += 0.32;
-    else if (/[mwMW]/.test(ch)) em += 0.9;
-    else if (/[A-Z_]/.test(ch)) em += 0.72;
-    else if (/[a-z]/.test(ch)) em += 0.58;
-    else em += 1; // arrows, symbols
+    if (ch === ' ') em += w.space;
+    else if (/[0-9]/.test(ch)) em += w.digit;
+    else if (/[ijlI.,:;!|'()[\]]/.test(ch)) em += w.narrow;
+    else if (/[mwMW]/.test(ch)) em += w.wide;
+    else if (/[A-Z]/.test(ch)) em += w.upper;
+    else if (/[a-z]/.test(ch)) em += w.lower;
+    else if (ch === '_' || ch === '-' || ch === '–') em += w.under;
+    else em += w.other; // arrows, symbols, the ellipsis
   }
-  return Math.ceil(em * fontPx * (bold ? 1.08 : 1));
+  return Math.ceil(em * fontPx);
 }
 
 /** Px between two labels in one row. */
@@ -472,20 +478,22 @@ export function sequenceLayout(items: ReadonlyArray<{ a: Arrow; step: number }>,
   const maxX = width - SEQ.pad;
   const named = sequenceColumns(brokers, width, 0, fastStore);
   // Column names: in one row; in two staggered rows when neighbours would touch; short
-  // (`b0`, `tiered`, `fast`, `client`) and staggered when even that is too tight.
+  // (`b0`, `tiered`, `fast`, `client`) in as many staggered rows as it takes when even
+  // that is too tight (each column's full name is its tooltip).
   const shortName = (c: Column) => (c.id.startsWith('broker-') ? `b${c.id.slice(7)}` : c.id === 'tiered' ? 'tiered' : c.id === 'wal' ? 'fast' : 'client');
-  const plan = (names: string[], stagger: boolean) => {
+  const plan = (names: string[], rows: number) => {
     const w = names.map((n) => textWidth(n, SEQ.labelPx, true));
     const margin = Math.max(minX + 2, w[0] / 2 + 2, w[w.length - 1] / 2 + 2);
     const at = sequenceColumns(brokers, width, margin, fastStore);
-    const k = stagger ? 2 : 1;
-    const fits = at.every((c, i) => i < k || c.x - at[i - k].x >= (w[i] + w[i - k]) / 2 + SEQ.pad);
-    return { at, fits, names, stagger };
+    const fits = at.every((c, i) => i < rows || c.x - at[i - rows].x >= (w[i] + w[i - rows]) / 2 + SEQ.pad);
+    return { at, fits, names, rows };
   };
-  const tries = [plan(named.map((c) => c.label), false), plan(named.map((c) => c.label), true), plan(named.map(shortName), true)];
+  const full = named.map((c) => c.label);
+  const short = named.map(shortName);
+  const tries = [plan(full, 1), plan(full, 2), ...named.map((_, i) => plan(short, i + 2))];
   const chosen = tries.find((t) => t.fits) ?? tries[tries.length - 1];
-  const cols = chosen.at.map((c, i) => ({ ...c, label: chosen.names[i], full: named[i].label, labelY: chosen.stagger && i % 2 === 1 ? 26 : 13 }));
-  const top = chosen.stagger ? 42 : 30;
+  const cols = chosen.at.map((c, i) => ({ ...c, label: chosen.names[i], full: named[i].label, labelY: 13 + (i % chosen.rows) * 13 }));
+  const top = 30 + (chosen.rows - 1) * 13;
   const colX = Object.fromEntries(cols.map((c) => [c.id, c.x])) as Record<string, number>;
   const rows = items.map(({ a, step }, i): SequenceRow => {
     const y = top + i * SEQ.row + 8;
