@@ -242,21 +242,26 @@ for (const vp of VIEWPORTS) {
   });
 }
 
-// Every stop of every chapter, at the narrow size: the lanes' texts never overlap or leave their SVG.
-test.describe('every chapter stop at 800x900', () => {
-  test.use({ viewport: { width: 800, height: 900 }, reducedMotion: 'reduce' });
-  for (const chapter of ['classic-bootstrap', 'kip1023-bootstrap', 'kip1023-unknown-epuo-retry', 'kip1023-epuo-below-log-start', 'kip1023-promoted-follower', 'wal-steady-state', 'wal-fast-store-outage', 'wal-failover']) {
-    test(`${chapter}: no text over another or past the edge, in the offsets and request lanes`, async ({ page }) => {
-      await open(page, `chapter=${chapter}&stop=1`);
-      const stops = await page.locator('[data-testid="chapter"] ol.dots button').count();
-      for (let stop = 1; stop <= stops; stop++) {
-        if (stop > 1) {
-          await page.keyboard.press('ArrowRight');
-          await expect(page).toHaveURL(new RegExp(`stop=${stop}`));
+// Every stop of every chapter, at both sizes: the lanes' texts never overlap or leave their SVG.
+for (const vp of VIEWPORTS) {
+  const size = `${vp.width}x${vp.height}`;
+  test.describe(`every chapter stop at ${size}`, () => {
+    test.use({ viewport: vp, reducedMotion: 'reduce' });
+    for (const chapter of ['classic-bootstrap', 'kip1023-bootstrap', 'kip1023-unknown-epuo-retry', 'kip1023-epuo-below-log-start', 'kip1023-promoted-follower', 'wal-steady-state', 'wal-fast-store-outage', 'wal-failover']) {
+      test(`${chapter}: no text over another or past the edge, in the offsets, request and fast-store lanes (${size})`, async ({ page }) => {
+        await open(page, `chapter=${chapter}&stop=1`);
+        const stops = await page.locator('[data-testid="chapter"] ol.dots button').count();
+        expect(stops).toBeGreaterThan(1);
+        for (let stop = 1; stop <= stops; stop++) {
+          if (stop > 1) {
+            await page.keyboard.press('ArrowRight');
+            await expect(page).toHaveURL(new RegExp(`stop=${stop}`));
+          }
+          expectClearTexts(await textBoxes(lanes(page)), `${chapter} stop ${stop}: offset lanes`);
+          expectClearTexts(await textBoxes(sequence(page)), `${chapter} stop ${stop}: request lane`);
+          if (await page.getByTestId('wal-svg').isVisible()) expectClearTexts(await textBoxes(page.getByTestId('wal-svg')), `${chapter} stop ${stop}: fast-store lane`);
         }
-        expectClearTexts(await textBoxes(lanes(page)), `${chapter} stop ${stop}: offset lanes`);
-        expectClearTexts(await textBoxes(sequence(page)), `${chapter} stop ${stop}: request lane`);
-      }
-    });
-  }
-});
+      });
+    }
+  });
+}
