@@ -1,6 +1,10 @@
 /**
- * Pure layout helpers for the offset lanes and the sequence lane (tested like d3 modules).
- * D3 supplies the scales; Svelte draws.
+ * Pure layout helpers for the offset lanes and the sequence lane (tested like d3 modules):
+ * the offsets axis, the markers and where their labels go, the lanes' vertical plan (wide
+ * and compact), the request lane's columns, arrows and labels, and the diagrams'
+ * accessible names. Text widths are estimated, not measured (no DOM in a frame); the
+ * browser specs (test/e2e/lanes.spec.ts) check the real boxes. D3 supplies the scales;
+ * Svelte draws.
  */
 import { scaleLinear } from 'd3';
 import type { PartitionView, ReplicaView } from '../../core/session/view.js';
@@ -177,19 +181,6 @@ export function replicaMarkers(r: ReplicaView, x: (o: number) => number, minX = 
   for (const side of ['top', 'bottom'] as const) assignIntervalRows(boxes.filter((b) => b.side === side));
   out.forEach((m, i) => (m.row = boxes[i].row));
   return out;
-}
-
-/** Greedy rows: a label goes to the first row where it does not overlap the previous one. */
-export function assignRows<T extends { x: number; row: number }>(items: T[], width: number): T[] {
-  const sorted = [...items].sort((a, b) => a.x - b.x);
-  const rowEnds: number[] = [];
-  for (const it of sorted) {
-    let row = 0;
-    while (row < rowEnds.length && rowEnds[row] > it.x - width / 2) row++;
-    rowEnds[row] = it.x + width / 2;
-    it.row = row;
-  }
-  return items;
 }
 
 /**
