@@ -36,9 +36,9 @@ export interface ReplicaView extends ReplicaJson {
   earliestPendingUploadOffset: number | null;
   /**
    * Follower building the remote auxiliary state after `truncateFullyAndStartAt`: the offset
-   * it fetches from once TierStateMachine.start returns (the remote segment's end + 1).
-   * Until then its fetch state (`fetcher.fetchOffset`) still holds the offset of the Fetch
-   * that was answered OFFSET_MOVED_TO_TIERED_STORAGE (or, on KIP-1023's path, 0), and a
+   * it fetches from once TierStateMachine.start returns (the remote segment's end + 1;
+   * docs/protocol.md §4.3). Until then its fetch state (`fetcher.fetchOffset`) still holds
+   * the offset of the Fetch that sent it down this path (0 for an empty follower), and a
    * failed build backs off with it unchanged. Null otherwise.
    */
   pendingFetchOffset: number | null;
