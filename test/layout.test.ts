@@ -1,9 +1,10 @@
 /**
  * The browser's pure helpers, tested in Node: web/lib/layout.ts (scales, offset markers,
- * label rows, sequence-lane columns and arrows), web/lib/url.ts (the share link) and
+ * label rows, sequence-lane columns, arrows and label places, the diagrams' descriptions),
+ * web/lib/contrast.ts (WCAG contrast of the lanes' text colours), web/lib/url.ts (the share link) and
  * web/lib/machines.ts (state trees drawn beside each broker).
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
@@ -16,7 +17,8 @@ import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, ty
 import { type MachineName, stateName } from '../core/sim/machines.js';
 import { replicaJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
-import { arrowFor, assignRows, MARKERS, replicaMarkers, sequenceColumns, share, stableUpperBound, xScale } from '../web/lib/layout.js';
+import { type Arrow, arrowFor, assignIntervalRows, COMPACT_BELOW, fitText, LABEL_GAP, lanePlan, lanesDescription, SEQ, sequenceDescription, sequenceLayout, LANES, laneBarY, MARKERS, markerLabelY, replicaMarkers, sequenceColumns, share, stableUpperBound, textWidth, xScale } from '../web/lib/layout.js';
+import { contrastRatio, LANE_BACKGROUND, LANE_TEXT_COLOURS, LANE_TEXT_SHADES } from '../web/lib/contrast.js';
 import { stateTree } from '../web/lib/machines.js';
 import { decodeUrlState, encodeUrlState, type UrlState } from '../web/lib/url.js';
 import { loadBundled, ROOT } from './support/run.js';
@@ -38,6 +40,7 @@ function replica(over: Partial<ReplicaView> = {}): ReplicaView {
     alive: true,
     segments: [],
     earliestPendingUploadOffset: null,
+    pendingFetchOffset: null,
     machines: { fetcher: '', leader: '', rlm: '', walReplica: '', walCombiner: '' },
     ...over,
   };
@@ -88,11 +91,11 @@ describe('offsetExtent and xScale', () => {
   ])('%s', (_name, p, extent) => {
     expect(offsetExtent(p)).toEqual(extent);
     const x = xScale(p, 150, 600);
-    // The upper end grows in steps (stableUpperBound), never below the extent.
-    expect(x.domain()).toEqual([extent[0], stableUpperBound(extent[0], extent[1])]);
+    // The axis starts at 0; its upper end grows in steps (stableUpperBound), never below the extent.
+    expect(x.domain()).toEqual([0, stableUpperBound(0, extent[1])]);
     expect(x.domain()[1]).toBeGreaterThanOrEqual(extent[1]);
     expect(x.range()).toEqual([150, 600]);
-    expect(x(extent[0])).toBe(150);
+    expect(x(0)).toBe(150);
     expect(x(extent[1])).toBeLessThanOrEqual(600);
   });
 
@@ -102,22 +105,30 @@ describe('offsetExtent and xScale', () => {
     expect(xScale(p, 150, 150).range()).toEqual([150, 151]);
   });
 
-  test('the domain of a real run covers offsetExtent of its view at every step, and changes rarely', () => {
-    const s = new Session(loadBundled('steady-state-upload'));
-    let changes = 0;
-    let last = '';
-    do {
-      for (const p of buildView(s.kernel).partitions) {
-        const [lo, hi] = xScale(p, 0, 1000).domain();
-        const [elo, ehi] = offsetExtent(p);
-        expect(lo).toBe(elo);
-        expect(hi).toBeGreaterThanOrEqual(ehi);
-        if (`${lo},${hi}` !== last) changes++;
-        last = `${lo},${hi}`;
-      }
-    } while (s.forward());
-    expect(changes).toBeLessThan(40);
-  });
+  // Issue 18, point 10: "the offsets axis rescales between stops (0 disappears)".
+  test.each(['steady-state-upload', 'classic-two-rounds', 'kip1023-bootstrap', 'kip1023-epuo-below-log-start', 'remote-retention-under-bootstrap', 'failover-during-bootstrap'])(
+    '%s: the axis starts at 0 at every step, covers the view, only grows in a forward run, and changes rarely',
+    (name) => {
+      const s = new Session(loadBundled(name));
+      let changes = 0;
+      let last = Number.NEGATIVE_INFINITY;
+      let n = 0;
+      do {
+        for (const p of buildView(s.kernel).partitions) {
+          const [lo, hi] = xScale(p, 0, 1000).domain();
+          const [elo, ehi] = offsetExtent(p);
+          expect(lo).toBe(0);
+          expect(lo).toBeLessThanOrEqual(elo);
+          expect(hi).toBeGreaterThanOrEqual(ehi);
+          expect(hi, `step ${n}`).toBeGreaterThanOrEqual(last);
+          if (hi !== last) changes++;
+          last = hi;
+        }
+        n++;
+      } while (s.forward() && n < 3000);
+      expect(changes).toBeLessThan(20);
+    },
+  );
 
   test.each([
     [0, 1, 1], [0, 7, 8], [0, 101, 125], [0, 200, 200], [0, 201, 250], [10, 200, 210], [100, 3100, 3100], [100, 3101, 4100],
@@ -184,20 +195,127 @@ describe('replicaMarkers', () => {
     }
   });
 
-  test.each([34, 64, undefined])('markers use the scale for x and labels on one side never overlap in a row (label width %s)', (width) => {
+  test.each([200, 320, 600, 1200])('markers use the scale for x; labels on one side never overlap and stay inside the SVG (width %i)', (width) => {
     const p = partition([bootstrapLeader, follower(120, { logStartOffset: 10, localLogStartOffset: 110, highWatermark: 118, logEndOffset: 120 })], [remote(10, 149)]);
-    const x = xScale(p, 150, 600);
+    const x = xScale(p, 150, width - 44);
     for (const r of p.replicas) {
-      const ms = replicaMarkers(r, (o) => x(o), width);
-      for (const m of ms) expect(m.x).toBeCloseTo(x(m.offset));
-      expectNoOverlap(ms, width ?? 64);
+      const ms = replicaMarkers(r, (o) => x(o), 4, width - 4);
+      for (const m of ms) {
+        expect(m.x).toBeCloseTo(x(m.offset));
+        expect(m.label).toBe(`${m.short} ${m.offset}`);
+        expect(m.labelWidth).toBe(textWidth(m.label, 11, true));
+        expect(m.labelX).toBeGreaterThanOrEqual(4);
+        expect(m.labelX + m.labelWidth).toBeLessThanOrEqual(width - 4);
+        // Rows stay within what each lane reserves.
+        expect(m.row).toBeLessThan(m.side === 'top' ? LANES.topRows : LANES.bottomRows);
+      }
+      expectNoIntervalOverlap(ms);
     }
     // HW and LEO of the leader are both at 200: the same x and side, so different rows.
-    const ms = replicaMarkers(bootstrapLeader, (o) => x(o), width);
+    const ms = replicaMarkers(bootstrapLeader, (o) => x(o), 4, width - 4);
     const hw = ms.find((m) => m.field === 'highWatermark')!;
     const leo = ms.find((m) => m.field === 'logEndOffset')!;
     expect(hw.side).toBe(leo.side);
     expect(hw.row).not.toBe(leo.row);
+  });
+
+  test('a label is centred on its marker unless that crosses an edge', () => {
+    const [m] = replicaMarkers(replica({ logStartOffset: 100, localLogStartOffset: -1, logEndOffset: -1, highWatermark: -1 }), identity, 0, 1000);
+    expect(m.labelX + m.labelWidth / 2).toBeCloseTo(100);
+    const [atRight] = replicaMarkers(replica({ logStartOffset: 995, localLogStartOffset: -1, logEndOffset: -1, highWatermark: -1 }), identity, 0, 1000);
+    expect(atRight.labelX + atRight.labelWidth).toBe(1000);
+    const [atLeft] = replicaMarkers(replica({ logStartOffset: 3, localLogStartOffset: -1, logEndOffset: -1, highWatermark: -1 }), identity, 0, 1000);
+    expect(atLeft.labelX).toBe(0);
+  });
+
+  // Issue 18, point 10: "'EPUO 48' over the axis ticks" (and over each other).
+  // From 360 px (the narrowest the page draws the lanes: a 150 px left column and room for the widest label).
+  test('any markers, any width: labels on a side never overlap, never leave [minX, maxX], and fit the rows a lane reserves (property)', () => {
+    const offset = fc.integer({ min: -1, max: 400 });
+    fc.assert(
+      fc.property(offset, offset, offset, offset, offset, offset, offset, fc.option(offset, { nil: null }), fc.integer({ min: 360, max: 1600 }),
+        (lso, llso, ry, epuo, hw, leo, fetch, pending, width) => {
+          const r = follower(Math.max(0, fetch), { logStartOffset: lso, localLogStartOffset: llso, highestOffsetInRemoteStorage: ry, earliestPendingUploadOffset: epuo, highWatermark: hw, logEndOffset: leo, pendingFetchOffset: pending });
+          const x = xScale(partition([r]), 150, width - 44);
+          const ms = replicaMarkers(r, (o) => x(o), 134, width - 4);
+          for (const m of ms) {
+            if (m.labelX < 134 || m.labelX + m.labelWidth > width - 4) return false;
+            if (m.row >= (m.side === 'top' ? LANES.topRows : LANES.bottomRows)) return false;
+          }
+          return noIntervalOverlap(ms);
+        }),
+    );
+  });
+
+  test('the label rows of a lane lie between the axis (or the lane above) and the lane below', () => {
+    // Top rows: between the axis labels (baseline 14) and the bar; bottom rows: above the next lane's top row.
+    const fontBox = 13;
+    for (let i = 0; i < 3; i++) {
+      const bar = laneBarY(i);
+      const topmost = markerLabelY(bar, 'top', LANES.topRows - 1);
+      const lowest = markerLabelY(bar, 'bottom', LANES.bottomRows - 1);
+      const above = i === 0 ? 14 + 3 : markerLabelY(laneBarY(i - 1), 'bottom', LANES.bottomRows - 1) + 3;
+      expect(topmost - fontBox + 3).toBeGreaterThanOrEqual(above);
+      expect(markerLabelY(bar, 'top', 0)).toBeLessThanOrEqual(bar - 6 - 2);
+      expect(markerLabelY(bar, 'bottom', 0) - fontBox + 3).toBeGreaterThanOrEqual(bar + LANES.barPx + 6);
+      expect(lowest + 3).toBeLessThanOrEqual(markerLabelY(laneBarY(i + 1), 'top', LANES.topRows - 1) - fontBox + 3);
+    }
+  });
+
+  test.each([120, 160, 300, 439, 440, 800])('lanePlan(%i): compact below 440 px; the axis, the label bounds and the lanes fit the width', (width) => {
+    const plan = lanePlan(width);
+    expect(plan.compact).toBe(width < COMPACT_BELOW);
+    expect(plan.left).toBe(plan.compact ? 12 : LANES.label);
+    expect(plan.right).toBeLessThanOrEqual(width - 14);
+    expect(plan.labelMaxX).toBe(width - 4);
+    for (let i = 0; i < 3; i++) {
+      // Compact: the name and role lines sit above the topmost label row; wide: beside the bar.
+      if (plan.compact) expect(plan.subY(i) + 4).toBeLessThanOrEqual(markerLabelY(plan.barY(i), 'top', LANES.topRows - 1) - 10);
+      else expect(plan.titleY(i)).toBeGreaterThan(plan.barY(i));
+      expect(plan.laneTop(i + 1)).toBeGreaterThanOrEqual(markerLabelY(plan.barY(i), 'bottom', LANES.bottomRows - 1) + 3);
+    }
+    // Labels of the bootstrap picture (three stacked at 200) fit between the bounds.
+    const x = xScale(partition([bootstrapLeader]), plan.left, plan.right);
+    for (const m of replicaMarkers(bootstrapLeader, (o) => x(o), plan.labelMinX, plan.labelMaxX)) {
+      expect(m.labelX).toBeGreaterThanOrEqual(plan.labelMinX);
+      expect(m.labelX + m.labelWidth).toBeLessThanOrEqual(plan.labelMaxX);
+    }
+  });
+
+  // Issue 18, point 7: the fetch marker during aux-state building.
+  test('while the aux state is built after the truncation, the fetch marker stands at the pending offset, labelled', () => {
+    const r = follower(0, { logStartOffset: 10, localLogStartOffset: 150, logEndOffset: 150, highWatermark: 0, pendingFetchOffset: 150 });
+    const fetch = replicaMarkers(r, identity).find((m) => m.field === 'fetchOffset')!;
+    expect(fetch).toMatchObject({ offset: 150, x: 150, label: 'next fetch 150', heldFetchOffset: 0, side: 'bottom' });
+    expect(fetch.title).toMatch(/next fetch offset.*holds 0.*: 150$/);
+    // Without a pending offset the marker is the fetch state's.
+    const plain = replicaMarkers(follower(200), identity).find((m) => m.field === 'fetchOffset')!;
+    expect(plain).toMatchObject({ offset: 200, label: 'fetch 200' });
+    expect(plain.heldFetchOffset).toBeUndefined();
+  });
+
+  test.each([
+    ['kip1023-bootstrap', 150, 0],
+    ['classic-two-rounds', 100, 10],
+  ])('%s: at every step of aux-state building the fetch marker is not left of the log start, and it is the offset fetched next', (name, pending, held) => {
+    const s = new Session(loadBundled(name));
+    let building = 0;
+    do {
+      const p = buildView(s.kernel).partitions[0];
+      for (const r of p.replicas) {
+        if (r.role !== 'follower' || r.fetcher === null) continue;
+        const fetch = replicaMarkers(r, identity).find((m) => m.field === 'fetchOffset')!;
+        if (r.pendingFetchOffset !== null) {
+          building++;
+          expect(r.fetcher.machineState).toMatch(/^buildingAuxState\./);
+          expect(fetch).toMatchObject({ offset: pending, heldFetchOffset: held, label: `next fetch ${pending}` });
+          expect(fetch.offset).toBe(r.localLogStartOffset);
+          expect(fetch.offset).toBeGreaterThanOrEqual(r.logStartOffset);
+        }
+      }
+    } while (s.forward());
+    // The three states after truncateFullyAndStartAt: the checkpoint, the producer snapshot and ListOffsets -1.
+    expect(building).toBe(3);
   });
 
   test('marker fields are named as in the JSON output (ReplicaJson), plus the view-only EPUO', () => {
@@ -222,49 +340,47 @@ describe('replicaMarkers', () => {
 
 const TOP_FIELDS = new Set(['logStartOffset', 'localLogStartOffset', 'highestOffsetInRemoteStorage', 'earliestPendingUploadOffset']);
 
-/** Labels in the same row (on the same side of the lane, when they have sides) are at least `width` apart. */
-function expectNoOverlap(items: Array<{ x: number; row: number; side?: string }>, width: number) {
-  const rows = new Map<string, number[]>();
-  for (const it of items) {
-    const key = `${it.side ?? ''}|${it.row}`;
-    rows.set(key, [...(rows.get(key) ?? []), it.x]);
+/** Marker labels on one side and in one row do not overlap (as intervals, `LABEL_GAP` apart). */
+function noIntervalOverlap(ms: Array<{ side: string; row: number; labelX: number; labelWidth: number }>): boolean {
+  for (const a of ms) {
+    for (const b of ms) {
+      if (a === b || a.side !== b.side || a.row !== b.row) continue;
+      if (a.labelX < b.labelX + b.labelWidth + LABEL_GAP && b.labelX < a.labelX + a.labelWidth + LABEL_GAP) return false;
+    }
   }
-  for (const xs of rows.values()) {
-    xs.sort((a, b) => a - b);
-    for (let i = 1; i < xs.length; i++) expect(xs[i] - xs[i - 1]).toBeGreaterThanOrEqual(width);
-  }
+  return true;
 }
 
-describe('assignRows', () => {
+function expectNoIntervalOverlap(ms: Array<{ side: string; row: number; labelX: number; labelWidth: number; field?: string }>) {
+  expect(noIntervalOverlap(ms), JSON.stringify(ms.map((m) => [m.field, m.side, m.row, m.labelX, m.labelWidth]))).toBe(true);
+}
+
+describe('assignIntervalRows', () => {
   test.each<[string, number[], number, number[]]>([
-    ['far apart: one row', [0, 40, 80], 34, [0, 0, 0]],
-    ['touching labels share a row', [0, 34, 68], 34, [0, 0, 0]],
-    ['close together: a row each', [0, 10, 20], 34, [0, 1, 2]],
-    ['the first free row is reused', [0, 10, 50], 34, [0, 1, 0]],
-    ['input order is kept, rows are by x', [50, 0, 10], 34, [0, 0, 1]],
-    ['same x: stacked', [100, 100, 100, 100], 34, [0, 1, 2, 3]],
-    ['nothing to place', [], 34, []],
-  ])('%s', (_name, xs, width, rows) => {
-    const items = xs.map((x) => ({ x, row: -1 }));
-    const out = assignRows(items, width);
+    ['far apart: one row', [0, 40, 80], 30, [0, 0, 0]],
+    ['labels LABEL_GAP apart share a row', [0, 34, 68], 30, [0, 0, 0]],
+    ['closer than the gap: a row each', [0, 10, 20], 30, [0, 1, 2]],
+    ['the first free row is reused', [0, 10, 50], 30, [0, 1, 0]],
+    ['input order is kept, rows are by left edge', [50, 0, 10], 30, [0, 0, 1]],
+    ['same place: stacked', [100, 100, 100, 100], 30, [0, 1, 2, 3]],
+    ['nothing to place', [], 30, []],
+  ])('%s', (_name, lefts, width, rows) => {
+    const items = lefts.map((left) => ({ left, width, row: -1 }));
+    const out = assignIntervalRows(items);
     expect(out).toBe(items);
     expect(out.map((i) => i.row)).toEqual(rows);
-    expectNoOverlap(out, width);
   });
 
-  test('labels in one row never overlap (property)', () => {
+  test('labels in one row never come closer than the gap, and rows never outnumber labels (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -2000, max: 2000 }), { maxLength: 30 }), fc.integer({ min: 1, max: 120 }), (xs, width) => {
-        const out = assignRows(
-          xs.map((x) => ({ x, row: -1 })),
-          width,
-        );
-        const rows = new Map<number, number[]>();
-        for (const it of out) rows.set(it.row, [...(rows.get(it.row) ?? []), it.x]);
-        for (const [row, rxs] of rows) {
-          if (row < 0 || row >= Math.max(1, xs.length)) return false;
-          rxs.sort((a, b) => a - b);
-          for (let i = 1; i < rxs.length; i++) if (rxs[i] - rxs[i - 1] < width) return false;
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -2000, max: 2000 }), fc.integer({ min: 1, max: 160 })), { maxLength: 30 }), (boxes) => {
+        const out = assignIntervalRows(boxes.map(([left, width]) => ({ left, width, row: -1 })));
+        for (const a of out) {
+          if (a.row < 0 || a.row >= out.length) return false;
+          for (const b of out) {
+            if (a === b || a.row !== b.row) continue;
+            if (a.left < b.left + b.width + LABEL_GAP && b.left < a.left + a.width + LABEL_GAP) return false;
+          }
         }
         return true;
       }),
@@ -382,6 +498,150 @@ describe('arrowFor', () => {
 // ------------------------------------------------------------------ url.ts
 
 const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+
+describe('sequenceLayout', () => {
+  const arrow = (over: Partial<Arrow>): Arrow => ({ from: 'broker-1', to: 'broker-0', label: 'Fetch(0)', error: false, kind: 'request', atMs: 0, ...over });
+  const omtts = arrow({ from: 'broker-0', to: 'broker-1', label: 'OFFSET_MOVED_TO_TIERED_STORAGE', error: true, kind: 'response', atMs: 1234567 });
+
+  // Issue 18, point 10: "long error names over the time column" and "'OFFSET_MOVED_TO_TIERED_STORAG' clipped".
+  test.each([320, 400, 600, 900])('width %i: no label starts in the time column or ends past the right edge; a cut label keeps its full text for the tooltip', (width) => {
+    const items = [
+      { a: omtts, step: 1 },
+      { a: arrow({ atMs: 12 }), step: 1 },
+      { a: arrow({ from: 'broker-2', to: 'broker-2', kind: 'backoff', label: 'backoff 1000 ms → retry at 1234567 ms', atMs: 99 }), step: 2 },
+      { a: arrow({ from: 'broker-2', to: 'tiered', kind: 'objectStore', label: 'GET .rsm-manifest ✖ REMOTE_STORAGE_UNAVAILABLE', error: true }), step: 2 },
+      { a: arrow({ from: 'broker-0', to: 'broker-0', kind: 'note', label: 'metadata record 12: orders-0 [100, 149] e3' }), step: 3 },
+    ];
+    const lay = sequenceLayout(items, 3, width, true);
+    expect(lay.timeRight).toBeGreaterThanOrEqual(SEQ.timeX + textWidth('1234567', SEQ.timePx));
+    for (const r of lay.rows) {
+      expect(r.labelX, r.text).toBeGreaterThanOrEqual(lay.timeRight + SEQ.pad);
+      expect(r.labelX + r.labelWidth, r.text).toBeLessThanOrEqual(width - SEQ.pad);
+      expect(r.full).toBe(r.a.label);
+      if (r.text !== (r.a.error ? `⚠ ${r.full}` : r.full)) {
+        expect(r.text.endsWith('…')).toBe(true);
+        expect((r.a.error ? `⚠ ${r.full}` : r.full).startsWith(r.text.slice(0, -1))).toBe(true);
+      }
+    }
+    // Columns: the first right of the time column; column names never touch (staggered when crowded).
+    expect(lay.cols[0].x).toBeGreaterThan(lay.timeRight + SEQ.pad);
+    const names = lay.cols.map((c) => ({ l: c.x - textWidth(c.label, 11, true) / 2, r: c.x + textWidth(c.label, 11, true) / 2, y: c.labelY }));
+    for (const n of names) {
+      expect(n.l).toBeGreaterThanOrEqual(0);
+      expect(n.r).toBeLessThanOrEqual(width);
+    }
+    for (let i = 1; i < names.length; i++) if (names[i].y === names[i - 1].y) expect(names[i].l).toBeGreaterThanOrEqual(names[i - 1].r);
+    for (let i = 2; i < names.length; i++) if (names[i].y === names[i - 2].y) expect(names[i].l).toBeGreaterThanOrEqual(names[i - 2].r);
+  });
+
+  test.each<[number, number, boolean, string[]]>([
+    [900, 3, true, ['broker 0', 'broker 1', 'broker 2', 'tiered store', 'fast store', 'consumer']],
+    [140, 2, false, ['b0', 'b1', 'tiered', 'client']],
+  ])('width %i, %i brokers: column names full when they fit, short and staggered when tight', (width, brokers, wal, labels) => {
+    const lay = sequenceLayout([], brokers, width, wal);
+    expect(lay.cols.map((c) => c.label)).toEqual(labels);
+    expect(lay.cols.map((c) => c.full)).toEqual(sequenceColumns(brokers, width, 10, wal).map((c) => c.label));
+  });
+
+  test('OFFSET_MOVED_TO_TIERED_STORAGE fits whole when the row has room, centred over its arrow where it can be', () => {
+    const lay = sequenceLayout([{ a: omtts, step: 0 }], 2, 700);
+    const [r] = lay.rows;
+    expect(r.text).toBe('⚠ OFFSET_MOVED_TO_TIERED_STORAGE');
+    expect(r.labelX).toBeGreaterThanOrEqual(lay.timeRight + SEQ.pad);
+  });
+
+  test('fitText cuts at the end with an ellipsis, never wider than asked', () => {
+    expect(fitText('Fetch(0)', 200)).toBe('Fetch(0)');
+    const cut = fitText('OFFSET_MOVED_TO_TIERED_STORAGE', 120);
+    expect(cut).toMatch(/^OFFSET_.*…$/);
+    expect(textWidth(cut, 11, true)).toBeLessThanOrEqual(120);
+    expect(fitText('OFFSET_MOVED_TO_TIERED_STORAGE', 1)).toBe('O…');
+  });
+
+  test('rows go one per line under the column names, the height holds them all', () => {
+    const items = Array.from({ length: 9 }, (_, i) => ({ a: arrow({ atMs: i }), step: i }));
+    const lay = sequenceLayout(items, 2, 600);
+    lay.rows.forEach((r, i) => expect(r.y).toBe(lay.top + i * SEQ.row + 8));
+    expect(lay.height).toBeGreaterThanOrEqual(lay.rows[8].y + 10);
+  });
+
+  test('the description names the current step\'s rows in words', () => {
+    const items = [
+      { a: arrow({ label: 'Fetch(0)', atMs: 5 }), step: 1 },
+      { a: omtts, step: 2 },
+      { a: arrow({ from: 'broker-1', to: 'tiered', kind: 'objectStore', label: 'GET .log' }), step: 2 },
+    ];
+    const d = sequenceDescription(items, 2);
+    expect(d).toContain('3 shown, from 5 ms to 0 ms');
+    expect(d).toContain('This step: broker 0 to broker 1: OFFSET_MOVED_TO_TIERED_STORAGE (error); broker 1 to tiered store: GET .log.');
+    expect(sequenceDescription(items, 7)).toContain('No request in this step.');
+    expect(sequenceDescription([], 0)).toMatch(/none yet\.$/);
+  });
+
+  test('every row of a real run gets a label inside the lane at 320 px', () => {
+    const s = new Session(loadBundled('kip1023-remote-storage-error'));
+    s.runToEnd();
+    const items = s.kernel.trace.map((e, i) => ({ a: arrowFor(e), step: i })).filter((r): r is { a: Arrow; step: number } => r.a !== null);
+    const lay = sequenceLayout(items, s.kernel.scenario.brokers, 320);
+    for (const r of lay.rows) {
+      expect(r.labelX).toBeGreaterThanOrEqual(lay.timeRight + SEQ.pad);
+      expect(r.labelX + r.labelWidth).toBeLessThanOrEqual(320 - SEQ.pad);
+      expect(r.text.length).toBeGreaterThan(1);
+    }
+  });
+});
+
+describe('lanesDescription', () => {
+  test('names each replica\'s offsets and the follower\'s fetch offset, pending included', () => {
+    const f = follower(0, { logStartOffset: 10, localLogStartOffset: 150, logEndOffset: 150, highWatermark: 0, pendingFetchOffset: 150, fetcher: { state: 'fetching', fetchOffset: 0, delayed: false, failed: false, machineState: 'buildingAuxState.awaitingProducerSnapshot', path: 'kip1023', retries: 0 } });
+    const d = lanesDescription(partition([bootstrapLeader, f], [remote(10, 99), remote(100, 149, 'COPY_SEGMENT_STARTED')]));
+    expect(d).toContain('orders-0, leader broker 0, leader epoch 0.');
+    expect(d).toContain('broker 0 leader in the ISR, log [10, 200), local from 100, high watermark 200, highest offset in remote storage 149, Earliest-Pending-Upload-Offset 150.');
+    expect(d).toContain('broker 1 follower not in the ISR, log [10, 150), local from 150, high watermark 0, building the remote auxiliary state: next fetch offset 150 (fetch state still 0).');
+    expect(d).toContain('remote storage: 2 segments over [10, 149] (1 COPY_SEGMENT_FINISHED, 1 COPY_SEGMENT_STARTED).');
+    expect(lanesDescription(partition([follower(200, { fetcher: { state: 'fetching', fetchOffset: 200, delayed: true, failed: false, machineState: 'delayed', path: null, retries: 1 } })]))).toContain('fetch offset 200, backoff.');
+  });
+});
+
+describe('contrast of the lanes\' text (issue 18, point 6)', () => {
+  const css = readFileSync(join(ROOT, 'web', 'styles.css'), 'utf8');
+  const cssVar = (name: string) => new RegExp(`${name}:\\s*(#[0-9a-fA-F]{6})`).exec(css)?.[1];
+
+  test.each([
+    ['#1d232a', '#ffffff', 15.84],
+    ['#5b6570', '#ffffff', 5.93],
+    ['#2f8f6b', '#ffffff', 3.99],
+    ['#ffffff', '#ffffff', 1],
+    ['#000000', '#ffffff', 21],
+  ])('contrastRatio(%s, %s) = %f', (a, b, r) => {
+    expect(contrastRatio(a, b)).toBeCloseTo(r, 2);
+    expect(contrastRatio(b, a)).toBeCloseTo(r, 2);
+  });
+
+  test.each(LANE_TEXT_COLOURS.map((c) => [c.variable, c.where]))('%s (%s) is at least 4.5:1 on the panel', (variable) => {
+    const value = (LANE_TEXT_SHADES as Record<string, string>)[variable] ?? cssVar(variable);
+    expect(value, `${variable} in web/styles.css`).toBeDefined();
+    expect(contrastRatio(value!, LANE_BACKGROUND)).toBeGreaterThanOrEqual(4.5);
+  });
+
+  test('the lanes define their own text shades as contrast.ts says, fade no text, and use no other text colour', () => {
+    for (const file of ['OffsetLanes.svelte', 'SequenceLane.svelte', 'WalLane.svelte']) {
+      const src = readFileSync(join(ROOT, 'web', 'components', file), 'utf8');
+      const style = src.slice(src.indexOf('<style>')).replace(/\/\*[\s\S]*?\*\//g, '');
+      for (const [name, value] of Object.entries(LANE_TEXT_SHADES)) if (style.includes(`${name}:`)) expect(style).toContain(`${name}: ${value};`);
+      // Opacity only on shapes (rect, segments, lines, boxes), never on a row, a lane or text.
+      for (const m of style.matchAll(/([^{}]+)\{[^}]*opacity/g)) expect(m[1], `${file}: ${m[1].trim()}`).not.toMatch(/\btext\b|\.row|\.lane\b|\.label|\.obj\.\w+\s*$/);
+      // Every fill of a text rule is one of the colours tested above (or currentColor set from them).
+      const allowed = new Set([...LANE_TEXT_COLOURS.map((c) => `var(${c.variable})`), 'currentColor']);
+      for (const m of style.matchAll(/([^{}]*(?:text|label|time|name|badge|bytes|lane-title|lane-sub|down)[^{}]*)\{([^}]*)\}/g)) {
+        const fill = /(?:^|;)\s*fill:\s*([^;]+?)\s*(?:;|$)/.exec(m[2])?.[1];
+        if (fill !== undefined) expect(allowed, `${file}: ${m[1].trim()} fill ${fill}`).toContain(fill.replace(/\s*!important/, ''));
+        const color = /(?:^|;)\s*color:\s*([^;]+?)\s*(?:;|$)/.exec(m[2])?.[1];
+        if (color !== undefined) expect(allowed, `${file}: ${m[1].trim()} color ${color}`).toContain(color);
+      }
+    }
+  });
+});
 
 describe('url state', () => {
   const actions: RecordedAction[] = [

@@ -16,7 +16,7 @@ import { buildRunJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
 import { formatBytes, formatCount, formatMs, formatUsd } from '../core/util/format.js';
 import { arrowFor, inSequence, sequenceColumns, share } from '../web/lib/layout.js';
-import { chunkLabel, chunkPatterns, layoutWalObjects, stableBytesBound, walHops, walObjectName, walSeqOfKey } from '../web/lib/wal-layout.js';
+import { chunkLabel, chunkPatterns, layoutWalObjects, stableBytesBound, walDescription, walHops, walObjectName, walSeqOfKey } from '../web/lib/wal-layout.js';
 import { stateTree } from '../web/lib/machines.js';
 import { loadBundled, type Loose } from './support/run.js';
 
@@ -292,6 +292,18 @@ describe('layoutWalObjects', () => {
 // ------------------------------------------------------------------ hops
 
 const at = { atMs: 524 };
+
+describe('walDescription (the fast-store diagram\'s accessible name)', () => {
+  const metadata = { topic: '__remote_wal_log_metadata', records: 5, retainedRecords: 3, retainedBytes: 300, peakRetainedRecords: 3 };
+  test('names the store\'s state, each object with its size, state, writer and chunks, and the metadata retained', () => {
+    const objects = [obj(1, 2048, [['orders-0', 0, 1023], ['logs-0', 1024, 2047]]), obj(2, 1024, [], 'putting')];
+    expect(walDescription({ objects, hiddenObjects: 4, topics: ['orders'], metadata }, true)).toBe(
+      'KIP-1176 fast store (up): 2 WAL objects and 4 older, oldest first: wal#1 2 KiB live by broker 0 (orders-0 [0, 9] e0, logs-0 [10, 19] e0); wal#2 1 KiB being put by broker 0. 3 metadata records retained (5 written).',
+    );
+    expect(walDescription({ objects: [], hiddenObjects: 0, topics: [], metadata }, false)).toBe('KIP-1176 fast store (down): WAL is off on every topic; 3 metadata records retained.');
+    expect(walDescription({ objects: [], hiddenObjects: 0, topics: ['orders'], metadata }, true)).toContain('no WAL objects now');
+  });
+});
 
 describe('walHops', () => {
   test.each<[string, Loose, Loose | null]>([

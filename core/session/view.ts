@@ -10,6 +10,7 @@ import { earliestPendingUploadOffset } from '../domain/leader-rules.js';
 import { logEndOffset } from '../domain/partition-log.js';
 import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import { WAL_METADATA_TOPIC, type WalObjectState } from '../domain/wal.js';
+import type { FollowerFetcherContext } from '../machines/follower-fetcher-context.js';
 import type { StoreName } from '../ports/object-store.js';
 import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/costs.js';
 import type { Kernel } from '../sim/kernel.js';
@@ -33,6 +34,14 @@ export interface ReplicaView extends ReplicaJson {
   segments: SegmentView[];
   /** Leader only: ListOffsets -6's answer now. */
   earliestPendingUploadOffset: number | null;
+  /**
+   * Follower building the remote auxiliary state after `truncateFullyAndStartAt`: the offset
+   * it fetches from once TierStateMachine.start returns (the remote segment's end + 1;
+   * docs/protocol.md §4.3). Until then its fetch state (`fetcher.fetchOffset`) still holds
+   * the offset of the Fetch that sent it down this path (0 for an empty follower), and a
+   * failed build backs off with it unchanged. Null otherwise.
+   */
+  pendingFetchOffset: number | null;
   machines: Record<MachineName, string>;
 }
 
@@ -151,6 +160,7 @@ export function buildView(k: Kernel): RunView {
           active: i === segs.length - 1,
         })),
         earliestPendingUploadOffset: part.leader === b && k.state.brokers[b].alive ? earliestPendingUploadOffset(k.leaderView(key, b)).offset : null,
+        pendingFetchOffset: json.role === 'follower' ? pendingFetchOffset(k, key, b) : null,
         machines: {
           fetcher: k.machineState(b, key, 'fetcher'),
           leader: k.machineState(b, key, 'leader'),
@@ -183,6 +193,16 @@ export function buildView(k: Kernel): RunView {
     wal: walView(k),
     metrics: metricsView(k),
   };
+}
+
+/** The fetcher states of TierStateMachine.start that come after truncateFullyAndStartAt (core/machines/follower-fetcher.ts). */
+const AFTER_AUX_TRUNCATION = new Set(['buildingAuxState.awaitingLeaderEpochCheckpoint', 'buildingAuxState.awaitingProducerSnapshot', 'buildingAuxState.awaitingLatestOffset']);
+
+/** `ReplicaView.pendingFetchOffset`: the remote segment's end + 1 while the aux state is built after the truncation. */
+function pendingFetchOffset(k: Kernel, key: string, broker: number): number | null {
+  if (!AFTER_AUX_TRUNCATION.has(k.machineState(broker, key, 'fetcher'))) return null;
+  const ctx = k.machineSnapshot(broker, key, 'fetcher')?.context as FollowerFetcherContext | undefined;
+  return ctx === undefined || ctx.remoteSegmentEndOffset < 0 ? null : ctx.remoteSegmentEndOffset + 1;
 }
 
 /** The key's sequence number: `broker-0/00000000000000000012.wal` is 12. */

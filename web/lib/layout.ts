@@ -1,6 +1,10 @@
 /**
- * Pure layout helpers for the offset lanes and the sequence lane (tested like d3 modules).
- * D3 supplies the scales; Svelte draws.
+ * Pure layout helpers for the offset lanes and the sequence lane (tested like d3 modules):
+ * the offsets axis, the markers and where their labels go, the lanes' vertical plan (wide
+ * and compact), the request lane's columns, arrows and labels, and the diagrams'
+ * accessible names. Text widths are estimated, not measured (no DOM in a frame); the
+ * browser specs (test/e2e/lanes.spec.ts) check the real boxes. D3 supplies the scales;
+ * Svelte draws.
  */
 import { scaleLinear } from 'd3';
 import type { PartitionView, ReplicaView } from '../../core/session/view.js';
@@ -29,13 +33,35 @@ export interface MarkerLayout {
   side: 'top' | 'bottom';
   /** Label row on its side (0 = nearest the lane), so labels never overlap. */
   row: number;
+  /** The label's text (`LSO 10`; `next fetch 150` for a pending fetch offset). */
+  label: string;
+  /** The label's left edge and estimated width, px: centred on `x` unless that would cross `minX` or `maxX`. */
+  labelX: number;
+  labelWidth: number;
+  /** The tooltip: the marker's full name and value, and what is pending. */
+  title: string;
+  /**
+   * Only for `fetchOffset` while the follower builds the remote auxiliary state after
+   * truncating its log: the marker stands at the pending offset (`ReplicaView.pendingFetchOffset`)
+   * and this is the offset its fetch state still holds.
+   */
+  heldFetchOffset?: number;
 }
 
 const TOP: ReadonlySet<MarkerField> = new Set(['logStartOffset', 'localLogStartOffset', 'highestOffsetInRemoteStorage', 'earliestPendingUploadOffset']);
 
+/**
+ * The offsets axis. Its domain starts at 0 and its upper end is `stableUpperBound(0, hi)`
+ * for the largest offset drawn: offset 0 is always on the axis, and since a partition's
+ * offsets only grow, the axis only grows in a run (in a few round steps), so stops of a
+ * chapter compare at a glance. It used to start at the smallest log start offset, which
+ * moved the whole picture (and dropped 0) whenever retention or a truncation moved it.
+ * The domain is a function of the view alone, so stepping back draws the same axis as
+ * stepping forward did.
+ */
 export function xScale(p: PartitionView, left: number, right: number) {
-  const [lo, hi] = offsetExtent(p);
-  return scaleLinear().domain([lo, stableUpperBound(lo, hi)]).range([left, Math.max(left + 1, right)]);
+  const [, hi] = offsetExtent(p);
+  return scaleLinear().domain([0, stableUpperBound(0, hi)]).range([left, Math.max(left + 1, right)]);
 }
 
 /**
@@ -52,33 +78,240 @@ export function stableUpperBound(lo: number, hi: number): number {
   return lo + 10 * magnitude;
 }
 
-/** The markers of one replica with known offsets (-1 and null are left out), labels in rows. */
-export function replicaMarkers(r: ReplicaView, x: (o: number) => number, labelWidth = 64): MarkerLayout[] {
-  const out: MarkerLayout[] = [];
-  for (const m of MARKERS) {
-    let offset: number | null | undefined;
-    if (m.field === 'fetchOffset') offset = r.fetcher?.fetchOffset;
-    else if (m.field === 'earliestPendingUploadOffset') offset = r.earliestPendingUploadOffset;
-    else offset = r[m.field];
-    if (offset === null || offset === undefined || offset < 0) continue;
-    out.push({ field: m.field, short: m.short, name: m.name, offset, x: x(offset), side: TOP.has(m.field) ? 'top' : 'bottom', row: 0 });
+/**
+ * Estimated width in px of `text` in the page's sans-serif at `fontPx` (no DOM measuring in
+ * a frame), erring on the wide side; the browser specs check the real boxes.
+ */
+export function textWidth(text: string, fontPx = 11, bold = false): number {
+  // Em widths of the widest glyph of each class in DejaVu Sans (what `system-ui` and
+  // `sans-serif` fall back to on Linux), measured in Chromium; Arial, Helvetica, Segoe UI
+  // and Roboto are all narrower, so the estimate is an upper bound on common systems.
+  const w = bold
+    ? { space: 0.35, digit: 0.7, narrow: 0.46, wide: 1.1, upper: 0.85, lower: 0.72, under: 0.5, other: 1 }
+    : { space: 0.32, digit: 0.64, narrow: 0.4, wide: 0.99, upper: 0.79, lower: 0.64, under: 0.5, other: 1 };
+  let em = 0;
+  for (const ch of text) {
+    if (ch === ' ') em += w.space;
+    else if (/[0-9]/.test(ch)) em += w.digit;
+    else if (/[ijlI.,:;!|'()[\]]/.test(ch)) em += w.narrow;
+    else if (/[mwMW]/.test(ch)) em += w.wide;
+    else if (/[A-Z]/.test(ch)) em += w.upper;
+    else if (/[a-z]/.test(ch)) em += w.lower;
+    else if (ch === '_' || ch === '-' || ch === '–') em += w.under;
+    else em += w.other; // arrows, symbols, the ellipsis
   }
-  assignRows(out.filter((m) => m.side === 'top'), labelWidth);
-  assignRows(out.filter((m) => m.side === 'bottom'), labelWidth);
-  return out;
+  return Math.ceil(em * fontPx);
 }
 
-/** Greedy rows: a label goes to the first row where it does not overlap the previous one. */
-export function assignRows<T extends { x: number; row: number }>(items: T[], width: number): T[] {
-  const sorted = [...items].sort((a, b) => a.x - b.x);
-  const rowEnds: number[] = [];
+/** Px between two labels in one row. */
+export const LABEL_GAP = 4;
+
+/**
+ * Rows for labels given as intervals: each label goes to the first row where it overlaps
+ * no label already placed there (with `gap` px between them), taking labels left to right.
+ */
+export function assignIntervalRows<T extends { left: number; width: number; row: number }>(items: T[], gap = LABEL_GAP): T[] {
+  const sorted = [...items].sort((a, b) => a.left - b.left);
+  const rows: Array<Array<[number, number]>> = [];
   for (const it of sorted) {
+    const a = it.left;
+    const b = it.left + it.width;
     let row = 0;
-    while (row < rowEnds.length && rowEnds[row] > it.x - width / 2) row++;
-    rowEnds[row] = it.x + width / 2;
+    while (row < rows.length && rows[row].some(([l, r]) => a < r + gap && l < b + gap)) row++;
+    (rows[row] ??= []).push([a, b]);
     it.row = row;
   }
   return items;
+}
+
+/** The left edge of a label `w` px wide centred on `x`, moved inside [minX, maxX] (to `minX` when it cannot fit). */
+export function clampLabel(x: number, w: number, minX: number, maxX: number): number {
+  return Math.max(minX, Math.min(x - w / 2, maxX - w));
+}
+
+/**
+ * The markers of one replica with known offsets (-1 and null are left out), labels in rows
+ * on their side of the lane: no two labels on a side overlap, and every label lies within
+ * [minX, maxX] (the SVG's edges) as long as it is narrower than that.
+ *
+ * The fetch marker: while a follower builds the remote auxiliary state after
+ * `truncateFullyAndStartAt(n)`, its fetch state still holds the offset of the Fetch it sent
+ * before (0 for an empty follower), left of its new log start; TierStateMachine.start hands
+ * the fetcher `n` when it returns. The marker stands at `n`, labelled `next fetch n`, and its
+ * tooltip names the offset still held.
+ */
+export function replicaMarkers(r: ReplicaView, x: (o: number) => number, minX = Number.NEGATIVE_INFINITY, maxX = Number.POSITIVE_INFINITY): MarkerLayout[] {
+  const out: MarkerLayout[] = [];
+  for (const m of MARKERS) {
+    let offset: number | null | undefined;
+    let label: string = m.short;
+    let title: string = m.name;
+    let held: number | undefined;
+    if (m.field === 'fetchOffset') {
+      offset = r.fetcher?.fetchOffset;
+      const pending = r.pendingFetchOffset;
+      if (r.fetcher && pending !== null && pending !== undefined && pending !== offset) {
+        held = r.fetcher.fetchOffset;
+        offset = pending;
+        label = 'next fetch';
+        title = `the follower's next fetch offset, once the remote auxiliary state is built (its fetch state holds ${held} until then)`;
+      }
+    } else if (m.field === 'earliestPendingUploadOffset') offset = r.earliestPendingUploadOffset;
+    else offset = r[m.field];
+    if (offset === null || offset === undefined || offset < 0) continue;
+    const text = `${label} ${offset}`;
+    const labelWidth = textWidth(text, 11, true);
+    const px = x(offset);
+    out.push({
+      field: m.field,
+      short: m.short,
+      name: m.name,
+      offset,
+      x: px,
+      side: TOP.has(m.field) ? 'top' : 'bottom',
+      row: 0,
+      label: text,
+      labelX: clampLabel(px, labelWidth, minX, maxX),
+      labelWidth,
+      title: `${title}: ${offset}`,
+      ...(held === undefined ? {} : { heldFetchOffset: held }),
+    });
+  }
+  const boxes = out.map((m) => ({ side: m.side, left: m.labelX, width: m.labelWidth, row: 0 }));
+  for (const side of ['top', 'bottom'] as const) assignIntervalRows(boxes.filter((b) => b.side === side));
+  out.forEach((m, i) => (m.row = boxes[i].row));
+  return out;
+}
+
+/**
+ * The offset lanes' vertical plan. Every replica lane reserves as many label rows as it
+ * can need (4 markers above the bar, 3 below), so lanes never move between steps and no
+ * label reaches the axis or the next lane.
+ */
+export const LANES = {
+  /** Left column with the broker's name and role, px. */
+  label: 150,
+  /** Room at the top for the axis' tick labels, px. */
+  axis: 24,
+  rowPx: 13,
+  topRows: 4,
+  bottomRows: 3,
+  barPx: 22,
+  /** Gap between a lane's last label row and the next lane, px. */
+  gapPx: 6,
+} as const;
+
+/** Height of one replica lane, px (wide layout). */
+export const LANE_HEIGHT = LANES.topRows * LANES.rowPx + 8 + LANES.barPx + 8 + LANES.bottomRows * LANES.rowPx + LANES.gapPx;
+
+/** Below this width the lanes drop their left column and name each lane above it instead. */
+export const COMPACT_BELOW = 440;
+
+/** Where a lane's parts go, for an SVG `width` px wide. */
+export interface LanePlan {
+  compact: boolean;
+  /** The offsets axis runs from `left` to `right`. */
+  left: number;
+  right: number;
+  /** Marker labels stay within [labelMinX, labelMaxX]. */
+  labelMinX: number;
+  labelMaxX: number;
+  laneHeight: number;
+  /** Top of replica lane `i` (and of the remote lane, `i` = the number of replicas). */
+  laneTop(i: number): number;
+  /** The bar's top edge of replica lane `i`. */
+  barY(i: number): number;
+  /** Baselines of the lane's name and of its role line: beside the bar (wide) or above its label rows (compact). */
+  titleY(i: number): number;
+  subY(i: number): number;
+}
+
+/**
+ * The offset lanes' plan. Wide: a 150 px left column with each broker's name, role and
+ * state beside its bar. Compact (narrower than `COMPACT_BELOW`): the axis spans nearly the
+ * whole width and each lane's name and role go in two lines above its label rows.
+ */
+export function lanePlan(width: number): LanePlan {
+  const compact = width < COMPACT_BELOW;
+  const head = compact ? 30 : 0;
+  const laneHeight = LANE_HEIGHT + head;
+  const laneTop = (i: number) => LANES.axis + i * laneHeight;
+  const barY = (i: number) => laneTop(i) + head + LANES.topRows * LANES.rowPx + 8;
+  const left = compact ? 12 : LANES.label;
+  return {
+    compact,
+    left,
+    right: width - (compact ? 14 : 44),
+    // Wide: labels may reach 16 px into the left column, short of its texts (the longest
+    // state ends near x = 125), which are level with the bar and never with a label row.
+    labelMinX: compact ? 4 : LANES.label - 16,
+    labelMaxX: width - 4,
+    laneHeight,
+    laneTop,
+    barY,
+    titleY: (i) => (compact ? laneTop(i) + 12 : barY(i) + 6),
+    subY: (i) => (compact ? laneTop(i) + 26 : barY(i) + 21),
+  };
+}
+
+/** The bar's top edge of replica lane `i` (wide layout). */
+export function laneBarY(i: number): number {
+  return lanePlan(COMPACT_BELOW).barY(i);
+}
+
+/** Baseline of a marker label in `row` on `side` of a bar whose top edge is at `barY`. */
+export function markerLabelY(barY: number, side: 'top' | 'bottom', row: number): number {
+  return side === 'top' ? barY - 9 - row * LANES.rowPx : barY + LANES.barPx + 18 + row * LANES.rowPx;
+}
+
+/** How many ticks fit the axis: one per 70 px, at least 2 (labels up to 6 digits never touch). */
+export function tickCount(left: number, right: number): number {
+  return Math.max(2, Math.floor((right - left) / 70));
+}
+
+/** A short state of a replica for the lane's left column and the diagram's description. */
+export function replicaStatus(r: ReplicaView): string {
+  if (!r.alive || r.role === 'offline') return 'offline';
+  if (r.fetcher?.failed) return 'fetcher failed';
+  if (r.fetcher?.delayed) return 'backoff';
+  if (r.pendingFetchOffset !== null && r.pendingFetchOffset !== undefined) return 'building aux state';
+  const m = r.fetcher?.machineState ?? '';
+  if (m.startsWith('buildingAuxState')) return 'building aux state';
+  if (m.startsWith('kip1023')) return 'KIP-1023 ListOffsets';
+  if (m.startsWith('outOfRange') || m.startsWith('tieredOffset')) return 'ListOffsets';
+  return '';
+}
+
+/**
+ * One sentence per replica and one for remote storage, naming the offsets and what the
+ * follower is doing: the diagram's accessible name (the page's table says the rest).
+ */
+export function lanesDescription(p: PartitionView): string {
+  const parts = [`${p.topic}-${p.partition}, leader ${p.leader < 0 ? 'none' : `broker ${p.leader}`}, leader epoch ${p.leaderEpoch}`];
+  for (const r of p.replicas) {
+    const bits = [`broker ${r.broker} ${r.role}${r.role === 'offline' ? '' : r.inIsr ? ' in the ISR' : ' not in the ISR'}`];
+    bits.push(`log [${r.logStartOffset}, ${r.logEndOffset}), local from ${r.localLogStartOffset}, high watermark ${r.highWatermark}`);
+    if (r.highestOffsetInRemoteStorage >= 0) bits.push(`highest offset in remote storage ${r.highestOffsetInRemoteStorage}`);
+    if (r.earliestPendingUploadOffset !== null && r.earliestPendingUploadOffset >= 0) bits.push(`Earliest-Pending-Upload-Offset ${r.earliestPendingUploadOffset}`);
+    if (r.fetcher) {
+      if (r.pendingFetchOffset !== null && r.pendingFetchOffset !== undefined && r.pendingFetchOffset !== r.fetcher.fetchOffset) {
+        bits.push(`building the remote auxiliary state: next fetch offset ${r.pendingFetchOffset} (fetch state still ${r.fetcher.fetchOffset})`);
+      } else bits.push(`fetch offset ${r.fetcher.fetchOffset}`);
+      const st = replicaStatus(r);
+      if (st !== '' && st !== 'building aux state') bits.push(st);
+    }
+    parts.push(bits.join(', '));
+  }
+  const live = p.remoteSegments.filter((s) => s.state !== 'DELETE_SEGMENT_FINISHED');
+  if (live.length === 0) parts.push('remote storage: no segments');
+  else {
+    const byState = new Map<string, number>();
+    for (const s of live) byState.set(s.state, (byState.get(s.state) ?? 0) + 1);
+    const lo = Math.min(...live.map((s) => s.baseOffset));
+    const hi = Math.max(...live.map((s) => s.endOffset));
+    parts.push(`remote storage: ${live.length} segment${live.length === 1 ? '' : 's'} over [${lo}, ${hi}] (${[...byState].map(([st, n]) => `${n} ${st}`).join(', ')})`);
+  }
+  return `${parts.join('. ')}.`;
 }
 
 export interface Column {
@@ -166,6 +399,136 @@ export function arrowFor(e: TraceEntry): Arrow | null {
     return { from: col(x.broker), to: col(x.broker), label: `backoff ${x.delayMs} ms → retry at ${x.retryAtMs} ms`, error: false, kind: 'backoff', atMs: e.atMs };
   }
   return null;
+}
+
+/** The sequence lane's sizes, px. */
+export const SEQ = {
+  row: 22,
+  /** Time column: the current row's bar at 0, times from `timeX` in 10 px type. */
+  timeX: 7,
+  timePx: 10,
+  /** Arrow labels and column names: 11 px. */
+  labelPx: 11,
+  /** Px kept clear between the time column and any label, and at the right edge. */
+  pad: 6,
+  /** The backoff's pause shape: two bars from x + 5 to x + 13, then the label. */
+  pauseLabelDx: 18,
+} as const;
+
+export interface SequenceRow {
+  a: Arrow;
+  step: number;
+  /** Baseline of the arrow (the label sits above it, at `labelY`). */
+  y: number;
+  x1: number;
+  x2: number;
+  /** The label as drawn: the full text, or shortened with `…` when the row has no room for it. */
+  text: string;
+  /** The full label (the row's tooltip). */
+  full: string;
+  /** Left edge of the label (drawn with text-anchor start) and its estimated width. */
+  labelX: number;
+  labelWidth: number;
+  labelY: number;
+}
+
+export interface SequenceLayout {
+  /** Right edge of the widest time: no label starts left of `timeRight + SEQ.pad`. */
+  timeRight: number;
+  /** `label` as drawn (short when the columns are tight), `full` the column's name. */
+  cols: Array<Column & { labelY: number; full: string }>;
+  /** y of the first row's top. */
+  top: number;
+  rows: SequenceRow[];
+  height: number;
+}
+
+/** `text` cut at the end with `…` until it is at most `maxPx` wide (at least one character and the ellipsis). */
+export function fitText(text: string, maxPx: number, fontPx = SEQ.labelPx, bold = true): string {
+  if (textWidth(text, fontPx, bold) <= maxPx) return text;
+  const chars = [...text];
+  for (let n = chars.length - 1; n > 1; n--) {
+    const t = `${chars.slice(0, n).join('').trimEnd()}…`;
+    if (textWidth(t, fontPx, bold) <= maxPx) return t;
+  }
+  return `${chars[0]}…`;
+}
+
+/**
+ * The sequence lane: the time column (wide enough for the longest time), the columns
+ * (names in two staggered rows when neighbours would touch), and for each row where its
+ * label goes. An arrow's label is centred over the arrow but kept right of the time column
+ * and inside the SVG; a backoff's or a note's label goes on the side of its column with
+ * room. A label that is wider than the room left is cut with `…` (the row's tooltip has it
+ * in full). Labels are estimated bold, the widest they are drawn.
+ */
+export function sequenceLayout(items: ReadonlyArray<{ a: Arrow; step: number }>, brokers: number, width: number, fastStore = false): SequenceLayout {
+  const timeW = items.reduce((n, r) => Math.max(n, textWidth(String(r.a.atMs), SEQ.timePx)), textWidth('0000', SEQ.timePx));
+  const timeRight = SEQ.timeX + timeW;
+  const minX = timeRight + SEQ.pad;
+  const maxX = width - SEQ.pad;
+  const named = sequenceColumns(brokers, width, 0, fastStore);
+  // Column names: in one row; in two staggered rows when neighbours would touch; short
+  // (`b0`, `tiered`, `fast`, `client`) in as many staggered rows as it takes when even
+  // that is too tight (each column's full name is its tooltip).
+  const shortName = (c: Column) => (c.id.startsWith('broker-') ? `b${c.id.slice(7)}` : c.id === 'tiered' ? 'tiered' : c.id === 'wal' ? 'fast' : 'client');
+  const plan = (names: string[], rows: number) => {
+    const w = names.map((n) => textWidth(n, SEQ.labelPx, true));
+    const margin = Math.max(minX + 2, w[0] / 2 + 2, w[w.length - 1] / 2 + 2);
+    const at = sequenceColumns(brokers, width, margin, fastStore);
+    const fits = at.every((c, i) => i < rows || c.x - at[i - rows].x >= (w[i] + w[i - rows]) / 2 + SEQ.pad);
+    return { at, fits, names, rows };
+  };
+  const full = named.map((c) => c.label);
+  const short = named.map(shortName);
+  const tries = [plan(full, 1), plan(full, 2), ...named.map((_, i) => plan(short, i + 2))];
+  const chosen = tries.find((t) => t.fits) ?? tries[tries.length - 1];
+  const cols = chosen.at.map((c, i) => ({ ...c, label: chosen.names[i], full: named[i].label, labelY: 13 + (i % chosen.rows) * 13 }));
+  const top = 30 + (chosen.rows - 1) * 13;
+  const colX = Object.fromEntries(cols.map((c) => [c.id, c.x])) as Record<string, number>;
+  const rows = items.map(({ a, step }, i): SequenceRow => {
+    const y = top + i * SEQ.row + 8;
+    const x1 = colX[a.from] ?? 0;
+    const x2 = colX[a.to] ?? 0;
+    const full = a.label;
+    const drawn = a.error ? `⚠ ${full}` : full;
+    let labelX: number;
+    let text: string;
+    let labelY = y - 4;
+    if (a.kind === 'backoff' || a.kind === 'note') {
+      labelY = y + 4;
+      const rightStart = x1 + (a.kind === 'backoff' ? SEQ.pauseLabelDx : 9);
+      const w = textWidth(drawn, SEQ.labelPx, true);
+      const rightRoom = maxX - rightStart;
+      const leftRoom = x1 - 9 - minX;
+      if (w <= rightRoom || rightRoom >= leftRoom) {
+        text = fitText(drawn, rightRoom);
+        labelX = rightStart;
+      } else {
+        text = fitText(drawn, leftRoom);
+        labelX = x1 - 9 - textWidth(text, SEQ.labelPx, true);
+      }
+    } else {
+      text = fitText(drawn, maxX - minX);
+      labelX = clampLabel((x1 + x2) / 2, textWidth(text, SEQ.labelPx, true), minX, maxX);
+    }
+    return { a, step, y, x1, x2, text, full, labelX, labelWidth: textWidth(text, SEQ.labelPx, true), labelY };
+  });
+  return { timeRight, cols, top, rows, height: top + Math.max(rows.length, 6) * SEQ.row + 10 };
+}
+
+const columnName = (id: string) => (id.startsWith('broker-') ? `broker ${id.slice(7)}` : id === 'tiered' ? 'tiered store' : id === 'wal' ? 'fast store' : id);
+
+/** The request lane's accessible name: what it shows, and the rows of the current step in words. */
+export function sequenceDescription(rows: ReadonlyArray<{ a: Arrow; step: number }>, currentStep: number): string {
+  const head = 'Requests between brokers, the object stores and clients, newest at the bottom';
+  if (rows.length === 0) return `${head}: none yet.`;
+  const span = `${rows.length} shown, from ${rows[0].a.atMs} ms to ${rows[rows.length - 1].a.atMs} ms`;
+  const now = rows.filter((r) => r.step === currentStep).map(({ a }) => {
+    const who = a.from === a.to ? columnName(a.from) : `${columnName(a.from)} to ${columnName(a.to)}`;
+    return `${who}: ${a.label}${a.error ? ' (error)' : ''}`;
+  });
+  return `${head}; ${span}. ${now.length === 0 ? 'No request in this step.' : `This step: ${now.join('; ')}.`}`;
 }
 
 /**

@@ -6,7 +6,7 @@
  * D3 supplies the byte scale; Svelte draws.
  */
 import { scaleLinear } from 'd3';
-import type { WalChunkView, WalObjectView } from '../../core/session/view.js';
+import type { WalChunkView, WalObjectView, WalView } from '../../core/session/view.js';
 import type { ObjectStoreEntry, TraceEntry } from '../../core/sim/trace.js';
 import { byteUnit, formatBytes, formatMs } from '../../core/util/format.js';
 import { stableUpperBound } from './layout.js';
@@ -133,6 +133,22 @@ export function chunkBoxes(object: WalObjectView, w: number): ChunkBox[] {
     const cw = Math.max(2, (chunk.range[1] - chunk.range[0] + 1) * px);
     return { chunk, x: chunk.range[0] * px, w: cw, label: chunkLabel(chunk, cw) };
   });
+}
+
+/**
+ * The fast-store diagram's accessible name: the store's state, the objects shown (name,
+ * size, state, writer, chunks' partitions and offsets) and the metadata records retained.
+ */
+export function walDescription(wal: Pick<WalView, 'objects' | 'hiddenObjects' | 'topics' | 'metadata'>, available: boolean): string {
+  const head = `KIP-1176 fast store (${available ? 'up' : 'down'})`;
+  if (wal.objects.length === 0) return `${head}: ${wal.topics.length === 0 ? 'WAL is off on every topic' : 'no WAL objects now'}; ${wal.metadata.retainedRecords} metadata records retained.`;
+  const objs = wal.objects.map((o) => {
+    const chunks = o.chunks.map((c) => `${c.key} [${c.baseOffset}, ${c.lastOffset}] e${c.leaderEpoch}`).join(', ');
+    const state = o.state === 'live' ? 'live' : o.state === 'putting' ? 'being put' : 'being deleted';
+    return `${walObjectName(o.seq)} ${formatBytes(o.bytes)} ${state} by broker ${o.broker}${chunks === '' ? '' : ` (${chunks})`}`;
+  });
+  const older = wal.hiddenObjects > 0 ? ` and ${wal.hiddenObjects} older` : '';
+  return `${head}: ${wal.objects.length} WAL object${wal.objects.length === 1 ? '' : 's'}${older}, oldest first: ${objs.join('; ')}. ${wal.metadata.retainedRecords} metadata records retained (${wal.metadata.records} written).`;
 }
 
 /** One hop of a chunk in the current step. */
