@@ -20,7 +20,7 @@ const VIEWPORTS = [
 
 const stepOut = (page: Page) => page.getByTestId('step');
 const lanes = (page: Page) => page.getByTestId('offset-lanes');
-const sequence = (page: Page) => page.getByTestId('sequence').locator('svg');
+const sequence = (page: Page) => page.getByTestId('sequence').locator('svg:not([data-no-export])');
 const marker = (page: Page, field: string, broker: number) => page.locator(`[data-testid="offset-lanes"] g[data-marker="${field}"][data-broker="${broker}"]`);
 
 /** Opens `?query` and waits for the picture (a chapter stop, or `step` when given). */

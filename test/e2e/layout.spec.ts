@@ -85,6 +85,10 @@ test.describe('at 1280x800', () => {
     const response = page.locator('[data-testid="sequence"] g.row.current', { hasText: '50 records' });
     await expect(response).toHaveCount(1);
     await expectSeen(page, response, 'the 50-record response');
+    // The lane has scrolled to its newest rows; the column names stay at its top.
+    expect(await page.getByTestId('requests-scroll').evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+    await expectSeen(page, page.getByTestId('sequence-head'), 'the request lane\'s column names');
+    await expect(page.getByTestId('sequence-head')).toContainText('broker 1');
     await expectSeen(page, page.getByTestId('narration').locator('h2'), 'the narration heading');
     await expectSeen(page, page.getByTestId('narration').locator(':scope > ol > li').first(), 'the step\'s narration');
     await expectSeen(page, page.getByTestId('stop-text'), 'the stop\'s text');

@@ -231,12 +231,22 @@ export interface LanePlan {
  * state beside its bar. Compact (narrower than `COMPACT_BELOW`): the axis spans nearly the
  * whole width and each lane's name and role go in two lines above its label rows.
  */
-export function lanePlan(width: number): LanePlan {
+export function lanePlan(width: number, rows?: ReadonlyArray<{ top: number; bottom: number }>): LanePlan {
   const compact = width < COMPACT_BELOW;
   const head = compact ? 30 : 0;
   const laneHeight = LANE_HEIGHT + head;
-  const laneTop = (i: number) => LANES.axis + i * laneHeight;
-  const barY = (i: number) => laneTop(i) + head + LANES.topRows * LANES.rowPx + 8;
+  // Fitted (presenter mode): each lane reserves only the label rows it uses now, at least
+  // one a side and, in the wide layout, room for its name, role and state beside the bar.
+  const top = (i: number) => (rows && i < rows.length ? Math.max(1, rows[i].top) : LANES.topRows);
+  const bottom = (i: number) => (rows && i < rows.length ? Math.max(compact ? 1 : 2, rows[i].bottom) : LANES.bottomRows);
+  const heightOf = (i: number) => head + top(i) * LANES.rowPx + 8 + LANES.barPx + 8 + bottom(i) * LANES.rowPx + LANES.gapPx;
+  const tops: number[] = [LANES.axis];
+  const laneTop = (i: number) => {
+    if (!rows) return LANES.axis + i * laneHeight;
+    for (let j = tops.length; j <= i; j++) tops[j] = tops[j - 1] + heightOf(j - 1);
+    return tops[i];
+  };
+  const barY = (i: number) => laneTop(i) + head + top(i) * LANES.rowPx + 8;
   const left = compact ? 12 : LANES.label;
   return {
     compact,
@@ -252,6 +262,17 @@ export function lanePlan(width: number): LanePlan {
     titleY: (i) => (compact ? laneTop(i) + 12 : barY(i) + 6),
     subY: (i) => (compact ? laneTop(i) + 26 : barY(i) + 21),
   };
+}
+
+/** The label rows a lane's markers use on each side (for a fitted plan). */
+export function rowsUsed(markers: ReadonlyArray<{ side: 'top' | 'bottom'; row: number }>): { top: number; bottom: number } {
+  let top = 0;
+  let bottom = 0;
+  for (const m of markers) {
+    if (m.side === 'top') top = Math.max(top, m.row + 1);
+    else bottom = Math.max(bottom, m.row + 1);
+  }
+  return { top, bottom };
 }
 
 /** The bar's top edge of replica lane `i` (wide layout). */
