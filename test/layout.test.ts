@@ -17,7 +17,7 @@ import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, ty
 import { type MachineName, stateName } from '../core/sim/machines.js';
 import { replicaJson } from '../core/sim/output.js';
 import type { TraceEntry } from '../core/sim/trace.js';
-import { type Arrow, arrowFor, assignIntervalRows, COMPACT_BELOW, fitText, LABEL_GAP, lanePlan, lanesDescription, SEQ, sequenceDescription, sequenceLayout, LANES, laneBarY, MARKERS, markerLabelY, replicaMarkers, sequenceColumns, share, stableUpperBound, textWidth, xScale } from '../web/lib/layout.js';
+import { type Arrow, arrowFor, assignIntervalRows, COMPACT_BELOW, fitText, LABEL_GAP, lanePlan, lanesDescription, SEQ, sequenceDescription, sequenceLayout, LANES, laneBarY, MARKERS, markerLabelY, offsetTicks, replicaMarkers, rowsUsed, sequenceColumns, share, stableUpperBound, textWidth, xScale } from '../web/lib/layout.js';
 import { contrastRatio, LANE_BACKGROUND, LANE_TEXT_COLOURS, LANE_TEXT_SHADES } from '../web/lib/contrast.js';
 import { stateTree } from '../web/lib/machines.js';
 import { decodeUrlState, encodeUrlState, type UrlState } from '../web/lib/url.js';
@@ -134,6 +134,27 @@ describe('offsetExtent and xScale', () => {
     [0, 1, 1], [0, 7, 8], [0, 101, 125], [0, 200, 200], [0, 201, 250], [10, 200, 210], [100, 3100, 3100], [100, 3101, 4100],
   ])('stableUpperBound(%i, %i) = %i', (lo, hi, expected) => {
     expect(stableUpperBound(lo, hi)).toBe(expected);
+  });
+});
+
+describe('offsetTicks and a fitted lane plan', () => {
+  test('ticks are whole offsets, also for an empty log (scale [0, 1])', () => {
+    const empty = { ...({} as PartitionView), replicas: [], remoteSegments: [] } as PartitionView;
+    const x = xScale(empty, 150, 600);
+    expect(x.ticks(6).some((t) => !Number.isInteger(t))).toBe(true);
+    expect(offsetTicks(x, 6)).toEqual([0, 1]);
+  });
+
+  test('a fitted plan reserves the rows used, at least one above and two below, lane after lane', () => {
+    const rows = [rowsUsed([{ side: 'top', row: 2 }, { side: 'bottom', row: 0 }]), rowsUsed([])];
+    expect(rows).toEqual([{ top: 3, bottom: 1 }, { top: 0, bottom: 0 }]);
+    const fixed = lanePlan(800);
+    const fit = lanePlan(800, rows);
+    expect(fit.barY(0) - fit.laneTop(0)).toBe(3 * LANES.rowPx + 8);
+    expect(fit.barY(1) - fit.laneTop(1)).toBe(1 * LANES.rowPx + 8);
+    // Lane 1 starts where lane 0's two bottom rows and the gap end; both are shorter than the fixed plan's.
+    expect(fit.laneTop(1)).toBe(fit.barY(0) + LANES.barPx + 8 + 2 * LANES.rowPx + LANES.gapPx);
+    expect(fit.laneTop(2)).toBeLessThan(fixed.laneTop(2));
   });
 });
 

@@ -64,6 +64,11 @@ export function xScale(p: PartitionView, left: number, right: number) {
   return scaleLinear().domain([0, stableUpperBound(0, hi)]).range([left, Math.max(left + 1, right)]);
 }
 
+/** The axis' ticks: whole offsets only (an empty log's scale spans [0, 1], whose ticks are tenths). */
+export function offsetTicks(x: { ticks(n: number): number[] }, count: number): number[] {
+  return x.ticks(count).filter(Number.isInteger);
+}
+
 /**
  * The scale's upper end grows in steps (the next of 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k
  * above `hi`), so while a log grows the picture does not rescale at every step: segments
