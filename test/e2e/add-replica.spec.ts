@@ -49,7 +49,7 @@ test('2 brokers: a new broker 2 is offered and selected; adding it draws a third
   }
   await expect(heading).toContainText('ISR [0, 1, 2]');
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: 'test-results/e2e/add-replica.png', fullPage: true });
+  await page.screenshot({ path: 'test-results/screenshots/add-replica.png', fullPage: true });
 
   // The link carries both actions: a reload shows the same picture, with nothing refused.
   await page.waitForFunction(() => location.search.includes('actions='));

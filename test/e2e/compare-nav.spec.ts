@@ -6,7 +6,7 @@
  * shows its problems. Point 9: the month's cost is not extrapolated from the first
  * milliseconds; chart ticks are whole numbers for counts, dollars read without a leading
  * dot, and no tick label is cut, at 1280x800 and at 800x900. Every layout check takes a
- * screenshot (test-results/e2e/), looked at by hand as well.
+ * screenshot (test-results/screenshots/), looked at by hand as well.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

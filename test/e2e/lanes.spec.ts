@@ -8,7 +8,7 @@
  * nothing faded, and diagram titles that name the state. Geometry comes from the browser
  * (getBoundingClientRect), colours from getComputedStyle; with reduced motion, so a marker
  * is measured where it stops, not half-way through its move. Screenshots of each moment go
- * to test-results/e2e/lanes-<name>.png (the whole page) and lanes-<name>-<lane>.png.
+ * to test-results/screenshots/lanes-<name>.png (the whole page) and lanes-<name>-<lane>.png.
  */
 import { type Locator, type Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
@@ -32,8 +32,8 @@ async function open(page: Page, query: string, step?: number): Promise<void> {
 }
 
 async function shots(page: Page, name: string, parts: Record<string, Locator> = {}): Promise<void> {
-  await page.screenshot({ path: `test-results/e2e/lanes-${name}.png`, fullPage: true });
-  for (const [part, loc] of Object.entries(parts)) await loc.screenshot({ path: `test-results/e2e/lanes-${name}-${part}.png` });
+  await page.screenshot({ path: `test-results/screenshots/lanes-${name}.png`, fullPage: true });
+  for (const [part, loc] of Object.entries(parts)) await loc.screenshot({ path: `test-results/screenshots/lanes-${name}-${part}.png` });
 }
 
 interface Box {
