@@ -110,6 +110,24 @@ test.describe('at 1280x800', () => {
     }
   });
 
+  test('three replicas (a broker added): the lanes keep only the label rows they use, and the newest request stays in the window', async ({ page }) => {
+    // Goal: point 1 with a third lane: the fixed label rows would push the request lane out
+    // of an 800 px window, so the lanes fit their rows and the keys make room.
+    await open(page, 'scenario=kip1023-bootstrap', 0);
+    for (let n = 1; n <= 3; n++) await page.getByTestId('step-forward').click();
+    await expect(stepOut(page)).toHaveText('3');
+    await page.getByTestId('add-replica').click();
+    await expect(page.locator('[data-testid="offset-lanes"] g.lane[data-broker="2"]')).toHaveCount(1);
+    for (let n = 4; n <= 9; n++) {
+      await page.getByTestId('step-forward').click();
+      await expect(stepOut(page)).toHaveText(String(n));
+    }
+    await expectInWindow(page, page.getByTestId('offset-lanes'), 'offsets picture with three lanes');
+    await expectSeen(page, page.locator('[data-testid="sequence"] g.row').last(), 'the newest request');
+    await expectSeen(page, page.getByTestId('narration').locator('h2'), 'the narration');
+    await shot(page, 'three-replicas-1280x800');
+  });
+
   test('pressing the conditions never moves the picture', async ({ page }) => {
     // Goal: point 1: "pressing Crash or Produce scrolls the picture away" no longer happens.
     // Method: note the picture's top and the window's scroll; press Produce, Crash, Restart

@@ -269,6 +269,19 @@ export function lanePlan(width: number, rows?: ReadonlyArray<{ top: number; bott
   };
 }
 
+/** Height of the offset lanes' SVG with the fixed label rows, for `replicas` lanes `width` px wide. */
+export function fixedLanesHeight(width: number, replicas: number): number {
+  return lanePlan(width).laneTop(replicas) + 64;
+}
+
+/** Height of the offset lanes' SVG when each lane keeps only the label rows it uses now. */
+export function fittedLanesHeight(p: PartitionView, width: number): number {
+  const plan = lanePlan(width);
+  const x = xScale(p, plan.left, plan.right);
+  const rows = p.replicas.map((r) => rowsUsed(replicaMarkers(r, (o) => x(o), plan.labelMinX, plan.labelMaxX)));
+  return lanePlan(width, rows).laneTop(p.replicas.length) + 64;
+}
+
 /** The label rows a lane's markers use on each side (for a fitted plan). */
 export function rowsUsed(markers: ReadonlyArray<{ side: 'top' | 'bottom'; row: number }>): { top: number; bottom: number } {
   let top = 0;
