@@ -11,9 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Page } from '@playwright/test';
-import { ROOT, expect, test } from './fixtures.js';
+import { ROOT, SHOTS, expect, test } from './fixtures.js';
 
-const SHOTS = join(ROOT, 'test-results', 'e2e');
 
 const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 const bundled = (id: string) => readFileSync(join(ROOT, 'scenarios', `${id}.yaml`), 'utf8');
