@@ -111,7 +111,7 @@ describe('VisibleStepCounter: the CLI counts the steps the walkthrough shows', (
     const counter = new VisibleStepCounter();
     while (k.hasNext()) {
       const before = k.trace.length;
-      counter.after(k.step(), k.trace.slice(before), k.hasNext());
+      counter.after(k.step(), k.trace, before, k.hasNext());
     }
     expect(counter.count).toBe(steps);
     expect(counter.count).toBeLessThan(k.state.stepCount);

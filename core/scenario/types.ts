@@ -96,3 +96,8 @@ export interface InputProblem {
 export type ParseResult =
   | { ok: true; scenario: Scenario }
   | { ok: false; problems: InputProblem[] };
+
+/** The zone of broker `id`: zones[id % zones.length] ('a' when the scenario names none). */
+export function brokerZone(scenario: Pick<Scenario, 'zones'>, id: number): string {
+  return scenario.zones.length > 0 ? scenario.zones[id % scenario.zones.length] : 'a';
+}

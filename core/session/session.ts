@@ -118,8 +118,8 @@ export class Session {
     let scanned = trace.length;
     for (;;) {
       if (!this.kernel.step()) break;
-      let visible = false;
-      for (; scanned < trace.length && !visible; scanned++) visible = narrate(trace[scanned]) !== null;
+      const visible = narratedFrom(trace, scanned);
+      scanned = trace.length;
       if (visible || !this.kernel.hasNext()) break;
     }
     this.step++;
@@ -241,10 +241,16 @@ export class VisibleStepCounter {
 
   /**
    * @param stepped what `kernel.step()` returned
-   * @param added the trace entries that step added
+   * @param trace the kernel's trace, and `from` its length before the step
    * @param hasNext `kernel.hasNext()` after the step
    */
-  after(stepped: boolean, added: readonly TraceEntry[], hasNext: boolean): void {
-    if (!stepped || !hasNext || added.some((e) => narrate(e) !== null)) this.count++;
+  after(stepped: boolean, trace: readonly TraceEntry[], from: number, hasNext: boolean): void {
+    if (!stepped || !hasNext || narratedFrom(trace, from)) this.count++;
   }
+}
+
+/** Whether the trace gained, from index `from` on, an entry the narration shows: what ends a visible step. */
+function narratedFrom(trace: readonly TraceEntry[], from: number): boolean {
+  for (let i = from; i < trace.length; i++) if (narrate(trace[i]) !== null) return true;
+  return false;
 }

@@ -9,7 +9,7 @@ import { type ConfigValue, isBrokerConfigKey, isTopicConfigKey } from '../domain
 import { assignEpoch, latestEpoch } from '../domain/leader-epoch-cache.js';
 import { emptyLog, logEndOffset } from '../domain/partition-log.js';
 import type { StoreName } from '../ports/object-store.js';
-import type { TimelineAction } from '../scenario/types.js';
+import { brokerZone, type TimelineAction } from '../scenario/types.js';
 import { produce, startConsumer } from './clients.js';
 import type { Sim } from './context.js';
 import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
@@ -87,8 +87,7 @@ function addBroker(s: Sim, broker: number): void {
     s.emit({ atMs: now, type: 'timeline', action: 'addBroker', broker, ignored: broker < next ? `broker ${broker} is already in the cluster` : `the next broker id is ${next}` });
     return;
   }
-  const zones = s.scenario.zones.length > 0 ? s.scenario.zones : ['a'];
-  const zone = zones[broker % zones.length];
+  const zone = brokerZone(s.scenario, broker);
   state.brokers.push({ id: broker, zone, alive: true });
   s.createMachine(broker, BROKER_KEY, 'walCombiner');
   s.emit({ atMs: now, type: 'broker', action: 'added', broker, zone, rule: 'brokerRegistered' });

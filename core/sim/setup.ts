@@ -19,7 +19,7 @@ import { resolvePrices } from '../domain/prices.js';
 import { type ProducerEntry, producerEntryOf, snapshotProducerState } from '../domain/producer-state.js';
 import { type RemoteSegmentMetadata, batchIndexOf, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
 import type { ObjectStoreRequest } from '../ports/object-store.js';
-import type { Scenario } from '../scenario/types.js';
+import { brokerZone, type Scenario } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { startFetcher } from './controller.js';
@@ -44,7 +44,6 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     for (const [k, v] of Object.entries(t.config)) if (isTopicConfigKey(k)) (c as Record<string, ConfigValue>)[k] = v as ConfigValue;
     topicConfigs[t.name] = c;
   }
-  const zones = scenario.zones.length > 0 ? scenario.zones : ['a'];
   return {
     nowMs: 0,
     nextMsgId: 1,
@@ -53,7 +52,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     stepCount: 0,
     prng: seedPrng(seed),
     queue: newQueue(),
-    brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: zones[id % zones.length], alive: true })),
+    brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: brokerZone(scenario, id), alive: true })),
     brokerConfig,
     topicConfigs,
     model,

@@ -110,7 +110,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   // The walkthrough's count of the same run: it groups kernel events into visible steps.
   const visible = new VisibleStepCounter();
   const counted = (stepped: boolean, traceBefore: number): boolean => {
-    visible.after(stepped, kernel.trace.slice(traceBefore), kernel.hasNext());
+    visible.after(stepped, kernel.trace, traceBefore, kernel.hasNext());
     return stepped;
   };
   try {

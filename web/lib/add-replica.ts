@@ -5,7 +5,7 @@
  * it cannot be taken. Pure, so it is tested like the layout helpers; the row only draws it.
  */
 import { MAX_BROKERS } from '../../core/scenario/checks.js';
-import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
+import { brokerZone, type InputProblem, type Scenario, type TimelineAction } from '../../core/scenario/types.js';
 import type { PartitionView, RunView } from '../../core/session/view.js';
 
 export interface AddChoice {
@@ -26,12 +26,6 @@ export interface AddRow {
   noNewBroker: string | null;
 }
 
-/** The zone of broker `id` by the scenario's rule (docs/scenario-format.md: zones[id % len]). */
-function zoneOf(scenario: Scenario, id: number): string {
-  const zones = scenario.zones.length > 0 ? scenario.zones : ['a'];
-  return zones[id % zones.length];
-}
-
 /** What the row offers for `partition` in the cluster of `view`. */
 export function addReplicaChoices(view: RunView, partition: PartitionView, scenario: Scenario): AddRow {
   const replicas = new Set(partition.replicas.map((r) => r.broker));
@@ -46,7 +40,7 @@ export function addReplicaChoices(view: RunView, partition: PartitionView, scena
   if (next >= MAX_BROKERS) noNewBroker = `The cluster has ${MAX_BROKERS} brokers, the most a scenario may have, so no new broker can be added.`;
   else if (next < scenario.brokers + scenarioAdds) noNewBroker = `The scenario adds broker ${next} later (its timeline); a new broker can be added after that.`;
   if (noNewBroker === null) {
-    choices.push({ value: `new-${next}`, label: `a new broker ${next} (added to the cluster)`, broker: next, added: true, alive: true, zone: zoneOf(scenario, next) });
+    choices.push({ value: `new-${next}`, label: `a new broker ${next} (added to the cluster)`, broker: next, added: true, alive: true, zone: brokerZone(scenario, next) });
   }
   return { choices, noNewBroker };
 }

@@ -269,17 +269,24 @@ export function lanePlan(width: number, rows?: ReadonlyArray<{ top: number; bott
   };
 }
 
+/** Height of the remote-storage lane under the replica lanes, px. */
+export const REMOTE_LANE_PX = 64;
+
 /** Height of the offset lanes' SVG with the fixed label rows, for `replicas` lanes `width` px wide. */
 export function fixedLanesHeight(width: number, replicas: number): number {
-  return lanePlan(width).laneTop(replicas) + 64;
+  return lanePlan(width).laneTop(replicas) + REMOTE_LANE_PX;
 }
 
-/** Height of the offset lanes' SVG when each lane keeps only the label rows it uses now. */
-export function fittedLanesHeight(p: PartitionView, width: number): number {
-  const plan = lanePlan(width);
-  const x = xScale(p, plan.left, plan.right);
-  const rows = p.replicas.map((r) => rowsUsed(replicaMarkers(r, (o) => x(o), plan.labelMinX, plan.labelMaxX)));
-  return lanePlan(width, rows).laneTop(p.replicas.length) + 64;
+/**
+ * The offset lanes' layout `width` px wide: the offsets scale, each replica's markers, and
+ * the vertical plan, with the fixed label rows or (`fit`) only the rows the markers use now.
+ */
+export function lanesLayout(p: PartitionView, width: number, fit: boolean) {
+  const wide = lanePlan(width);
+  const x = xScale(p, wide.left, wide.right);
+  const markers = p.replicas.map((r) => replicaMarkers(r, (o) => x(o), wide.labelMinX, wide.labelMaxX));
+  const plan = fit ? lanePlan(width, markers.map(rowsUsed)) : wide;
+  return { x, markers, plan, height: plan.laneTop(p.replicas.length) + REMOTE_LANE_PX };
 }
 
 /** The label rows a lane's markers use on each side (for a fitted plan). */
