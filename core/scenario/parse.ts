@@ -46,6 +46,7 @@ import {
 import { checkWork } from './budget.js';
 import { BROKER_KEYS, validateConfigEntries, validateModel, validatePrices } from './configs.js';
 import { validateTimeline } from './timeline.js';
+import { validateChoices } from './choices.js';
 import { validateTopics } from './topics.js';
 import type { TopicInfo } from './topics.js';
 import type { InputProblem, ParseResult, Scenario } from './types.js';
@@ -76,7 +77,7 @@ export { problemCount } from './checks.js';
 export { WORK_LIMITS, estimateWork, workProblems } from './budget.js';
 export type { WorkEstimate } from './budget.js';
 
-const TOP_KEYS = ['name', 'description', 'seed', 'brokers', 'zones', 'config', 'model', 'prices', 'topics', 'timeline', 'until'] as const;
+const TOP_KEYS = ['name', 'description', 'seed', 'brokers', 'zones', 'config', 'model', 'prices', 'topics', 'timeline', 'until', 'choices'] as const;
 
 /** What validation found: the scenario, or the problems kept and how many there were. */
 type Checked = { ok: true; scenario: Scenario } | { ok: false; problems: InputProblem[]; total: number };
@@ -130,6 +131,7 @@ function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
     : validateTopics(p, top.topics, brokers, infos);
 
   const timeline = given(top, 'timeline') ? validateTimeline(p, top.timeline, until, { brokers, topics: infos }) : [];
+  const choices = given(top, 'choices') ? validateChoices(p, top.choices) : [];
 
   if (p.count > 0) return { ok: false, problems: p.items, total: p.count };
   const scenario: Scenario = {
@@ -144,6 +146,7 @@ function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
     topics,
     timeline,
     until: must(until, 'until'),
+    ...(choices.length > 0 ? { choices } : {}),
   };
   // Only a scenario that is otherwise valid is measured: the estimate needs every value.
   if (options.checkWork !== false) checkWork(p, scenario);

@@ -54,5 +54,6 @@ export function toScenarioFile(s: Scenario): Record<string, unknown> {
         }
       : {}),
     until: s.until,
+    ...(s.choices !== undefined && s.choices.length > 0 ? { choices: s.choices } : {}),
   };
 }

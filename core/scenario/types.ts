@@ -65,6 +65,26 @@ export interface TimelineEvent {
   action: TimelineAction;
 }
 
+/** The kinds of the kernel's choice points (core/sim/choices.ts). */
+export const CHOICE_KINDS = ['order', 'delay', 'storeFault'] as const;
+export type ChoiceKind = (typeof CHOICE_KINDS)[number];
+
+/**
+ * One answer other than the default at one of the kernel's choice points, pinned in a
+ * scenario file (`choices`; docs/scenario-format.md, "Pinned choices").
+ */
+export interface PinnedChoice {
+  /** The step (1-based). */
+  step: number;
+  /** The point's place among its step's choice points, from 0. */
+  n: number;
+  kind: ChoiceKind;
+  /** `order`: the index among the due events; `delay`: extra ms; `storeFault`: 1. */
+  pick: number;
+  /** What it picks (the event run first, the late message, the failed request); a replay checks it. */
+  what?: string;
+}
+
 export interface Scenario {
   name: string;
   description: string;
@@ -80,6 +100,8 @@ export interface Scenario {
   topics: TopicSpec[];
   timeline: TimelineEvent[];
   until: number;
+  /** Answers pinned at the kernel's choice points (absent: none; a counterexample of the exhaustive checker has them). */
+  choices?: PinnedChoice[];
 }
 
 export interface InputProblem {

@@ -40,4 +40,9 @@ export interface Sim {
   /** A change that may reach every partition (a crash, a config change). */
   touchAll(): void;
   addViolation(v: Violation): void;
+  /**
+   * The answer to a choice point (core/sim/choices.ts): 0, the default, unless the run has
+   * a chooser (the exhaustive checker's, or pinned choices). `what` is only called then.
+   */
+  choose(kind: 'delay' | 'storeFault', what: () => string): number;
 }

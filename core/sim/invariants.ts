@@ -26,7 +26,10 @@ export type InvariantId =
   | 'noCommittedRecordLost'
   | 'leaderEpochNeverDecreases'
   | 'highestOffsetInRemoteStorageNeverDecreases'
-  | 'followerEpochsMatchLeader';
+  | 'followerEpochsMatchLeader'
+  // Checked on the wire (core/sim/network.ts), when a request or answer is sent:
+  | 'listOffsetsWithinLog'
+  | 'kip1023OnlyForEmptyFollower';
 
 /** What the invariants remember between steps (plain data, part of the kernel state). */
 export interface InvariantWatch {

@@ -22,7 +22,8 @@ import { onConsumerFetch, onConsumerRemoteRead, onConsumerResponse, sendConsumer
 import type { Sim } from './context.js';
 import { applyTimeline } from './controller.js';
 import { EFFECTS, READ_ONLY_EFFECTS } from './effects.js';
-import { pop, push, peek } from './event-queue.js';
+import { type Chooser, PinnedChooser, describeEvent, isTimelineEvent } from './choices.js';
+import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from './event-queue.js';
 import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from './facts.js';
 import { type Violation, checkInvariants } from './invariants.js';
 import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from './machines.js';
@@ -79,10 +80,16 @@ export interface KernelOptions {
    * may have changed (slower; the tests use it to show that both give the same run).
    */
   checkEveryPartition?: boolean;
+  /**
+   * Answers the kernel's choice points (core/sim/choices.ts). Absent: the scenario's pinned
+   * `choices` if it has any, else none (every point takes its default, and is not even asked).
+   */
+  chooser?: Chooser;
 }
 
 /** The handler of each kind of queued event: a new kind fails to compile until it has one. */
 const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEventOf<K>) => void } = {
+  injected: (k, ev) => applyTimeline(k, ev.action),
   timeline: (k, ev) => {
     const action = k.scenario.timeline[ev.index].action;
     applyTimeline(k, action);
@@ -200,6 +207,13 @@ export class Kernel implements Sim {
   private touched: string[] = [];
   private touchedAll = true;
   private partitionIndex: Record<string, number> = {};
+  /** Answers choice points; null: every point takes its default without being asked. */
+  private chooser: Chooser | null = null;
+  /** The pinned choices of the scenario, when they are the chooser (their mismatches are read after the run). */
+  pinned: PinnedChooser | null = null;
+  /** The step under way (choice points outside a step, in the page's recorded actions, take their default). */
+  private stepUnderWay = 0;
+  private choiceN = 0;
 
   constructor(scenario: Scenario, options: KernelOptions = {}) {
     this.scenario = scenario;
@@ -214,6 +228,7 @@ export class Kernel implements Sim {
     assert(this.latencyMode === 'model' || options.clock !== undefined, 'latency measured needs a clock');
     this.clock = options.clock ?? (() => 0);
     this.seed = options.seed ?? scenario.seed;
+    this.useChooser(options);
     this.state = initialState(scenario, this.seed);
     setUpPartitions(this);
     this.indexPartitions();
@@ -241,6 +256,9 @@ export class Kernel implements Sim {
     k.traceSink = options.onTrace ?? null;
     k.machineStep = options.transition ?? fastStep;
     k.checkEveryPartition = options.checkEveryPartition ?? false;
+    k.stepUnderWay = 0;
+    k.choiceN = 0;
+    k.useChooser(options);
     k.touched = [];
     k.touchedAll = true;
     k.machineIds = {};
@@ -261,8 +279,22 @@ export class Kernel implements Sim {
     return k;
   }
 
+  /**
+   * A checkpoint that takes this kernel's state instead of copying it, for a kernel that is
+   * not used again (the exhaustive checker's successors): cheaper than `checkpoint()`.
+   */
+  release(): Checkpoint {
+    return { seed: this.seed, state: this.state, machines: this.machines, store: this.store.snapshot(), trace: this.trace, traceLength: this.trace.length };
+  }
+
   checkpoint(): Checkpoint {
     return { seed: this.seed, state: copyState(this.state), machines: { ...this.machines }, store: this.store.snapshot(), trace: this.trace, traceLength: this.trace.length };
+  }
+
+  private useChooser(options: KernelOptions): void {
+    const pins = this.scenario.choices ?? [];
+    this.pinned = options.chooser === undefined && pins.length > 0 ? new PinnedChooser(pins) : null;
+    this.chooser = options.chooser ?? this.pinned?.choose ?? null;
   }
 
   private indexPartitions(): void {
@@ -289,12 +321,57 @@ export class Kernel implements Sim {
       this.state.nowMs = this.scenario.until;
       return false;
     }
-    pop(this.state.queue);
+    let ev = next.ev;
+    if (this.chooser === null) pop(this.state.queue);
+    else {
+      this.stepUnderWay = this.state.stepCount + 1;
+      this.choiceN = 0;
+      const chosen = this.chooseDue();
+      remove(this.state.queue, chosen);
+      ev = chosen.ev;
+    }
     this.state.nowMs = next.at;
     this.state.stepCount++;
-    (HANDLERS[next.ev.kind] as (k: Kernel, ev: KernelEvent) => void)(this, next.ev);
+    try {
+      (HANDLERS[ev.kind] as (k: Kernel, ev: KernelEvent) => void)(this, ev);
+    } finally {
+      this.stepUnderWay = 0;
+    }
     this.checkTouched();
     return true;
+  }
+
+  /**
+   * The due event to run: the chooser picks among the events due at the earliest time (the
+   * first of the timeline's, and every other). Its default is the queue's first.
+   */
+  private chooseDue(): Queued<KernelEvent> {
+    const due = dueFirst(this.state.queue);
+    let timeline = false;
+    const candidates = due.filter((q) => {
+      if (!isTimelineEvent(q.ev)) return true;
+      if (timeline) return false;
+      return (timeline = true);
+    });
+    if (candidates.length === 1) return candidates[0];
+    const pick = this.chooser!({ kind: 'order', step: this.stepUnderWay, n: this.choiceN++, options: candidates.length, what: () => candidates.map((q) => describeEvent(q.ev, this.scenario.timeline)) });
+    assert(Number.isInteger(pick) && pick >= 0 && pick < candidates.length, `order choice ${pick} of ${candidates.length}`);
+    return candidates[pick];
+  }
+
+  choose(kind: 'delay' | 'storeFault', what: () => string): number {
+    if (this.chooser === null || this.stepUnderWay === 0) return 0;
+    const answer = this.chooser({ kind, step: this.stepUnderWay, n: this.choiceN++, options: 2, what: () => [what()] });
+    assert(Number.isInteger(answer) && answer >= 0 && (kind === 'delay' || answer <= 1), `${kind} choice ${answer}`);
+    return answer;
+  }
+
+  /**
+   * Queues a fault (or its end) at `atMs`, before every other event of that time but after
+   * the faults queued before it: the exhaustive checker's, run as a timeline event.
+   */
+  inject(atMs: number, action: TimelineAction): void {
+    pushFirst(this.state.queue, atMs, { kind: 'injected', action });
   }
 
   /** Processes every event at or before `ms` (and before `until`); the clock then reads `ms`. */

@@ -4,6 +4,7 @@
  * state through its `Sim` context (core/sim/context.ts); nothing here runs.
  */
 import type { Rule } from '../domain/rules.js';
+import type { TimelineAction } from '../scenario/types.js';
 import type { BrokerConfig, ModelKnobs, TopicConfig } from '../domain/config.js';
 import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import type { Prices } from '../domain/prices.js';
@@ -208,6 +209,8 @@ export type TimedMachine = 'fetcher' | 'rlm' | 'walCombiner' | 'walReplica';
 /** Everything the kernel's queue holds; `core/sim/kernel.ts` maps each kind to its handler. */
 export type KernelEvent =
   | { kind: 'timeline'; index: number }
+  /** A fault the exhaustive checker adds (core/check/exhaustive.ts); it runs as a timeline event. */
+  | { kind: 'injected'; action: TimelineAction }
   | { kind: 'deliver'; msg: Message }
   | { kind: 'machineTimer'; machine: TimedMachine; broker: number; key: string; timerId: number }
   | { kind: 'walChunkDelivered'; broker: number; key: string; chunkId: number }

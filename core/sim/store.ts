@@ -34,12 +34,16 @@ function modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolea
 
 /** Issues an object-store request; the completion arrives after the modelled latency. */
 export function storeOp(s: Sim, broker: number, key: string, req: ObjectStoreRequest, requestId: number, completion: StoreCompletion): void {
-  const available = s.state.storeAvailable[req.store];
+  const up = s.state.storeAvailable[req.store];
+  // A `storeFault` choice point (core/sim/choices.ts): the store fails this one request.
+  const failed = up && s.choose('storeFault', () => `${req.op.toUpperCase()} ${req.store} ${'key' in req ? req.key : req.prefix}`) === 1;
+  const available = up && !failed;
   const measured = s.latencyMode === 'measured' && available;
   const started = measured ? s.clock() : 0;
   let result: ObjectStoreResult;
   let pending: Promise<ObjectStoreResult> | null = null;
-  if (!available) result = { ok: false, bytes: 0, error: 'ServiceUnavailable' };
+  if (failed) result = { ok: false, bytes: 0, error: 'InternalError' };
+  else if (!available) result = { ok: false, bytes: 0, error: 'ServiceUnavailable' };
   else if (s.store.executeAsync) {
     result = { ok: false, bytes: 0 };
     pending = s.store.executeAsync(req);
