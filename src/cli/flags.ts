@@ -2,6 +2,8 @@
 import { MODES, type Mode } from '../../core/study/compare.js';
 import { FAULT_KINDS, type FaultKind } from '../../core/check/faults.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../core/report/report.js';
+import type { ExhaustiveBounds } from '../../core/check/exhaustive.js';
+import { BUGS, type BugName } from '../../core/util/bugs.js';
 
 export class UsageError extends Error {}
 
@@ -42,7 +44,26 @@ export interface Flags {
   fromStep?: number;
   toStep?: number;
   maxMessages?: number;
+  /** explore --exhaustive: every order of the scenario's choices within the bounds. */
+  exhaustive: boolean;
+  /** explore --plant-bug NAME: one deliberate bug of core/util/bugs.ts switched on (to check the checker). */
+  plantBug?: BugName;
+  /** The exhaustive checker's bounds given (the rest are its defaults). */
+  bounds: Partial<ExhaustiveBounds>;
 }
+
+/** The exhaustive checker's bound options and the field each sets. */
+const BOUND_FLAGS: Record<string, { key: Exclude<keyof ExhaustiveBounds, 'strategy'>; min: number; what: string }> = {
+  '--crashes': { key: 'crashes', min: 0, what: 'broker crashes per path' },
+  '--store-faults': { key: 'storeFaults', min: 0, what: 'failed store requests per path' },
+  '--partitions': { key: 'partitions', min: 0, what: 'network partitions per path' },
+  '--delays': { key: 'delays', min: 0, what: 'late messages per path' },
+  '--delay-ms': { key: 'delayMs', min: 1, what: 'how late a late message is, ms' },
+  '--fault-ms': { key: 'faultMs', min: 1, what: 'how long a crash or partition lasts, ms' },
+  '--max-depth': { key: 'maxDepth', min: 1, what: 'transitions from the start' },
+  '--max-states': { key: 'maxStates', min: 1, what: 'distinct states' },
+  '--settle-ms': { key: 'settleMs', min: 0, what: 'fault-free time before the liveness check, ms' },
+};
 
 /** The most worker threads `explore` starts (each holds a whole model in memory). */
 export const MAX_WORKERS = 64;
@@ -51,7 +72,7 @@ export const MAX_WORKERS = 64;
 const REPORT_ONLY = new Set(['--format', '--chapter', '--out', '--from', '--to', '--max-messages']);
 
 export function parseFlags(args: string[], command?: string): Flags {
-  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model', workBudget: true };
+  const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model', workBudget: true, exhaustive: false, bounds: {} };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (command !== 'report' && REPORT_ONLY.has(a)) throw new UsageError(`unknown option ${a}`);
@@ -99,6 +120,40 @@ export function parseFlags(args: string[], command?: string): Flags {
         const bad = list.filter((x) => !(MODES as readonly string[]).includes(x));
         if (list.length === 0 || bad.length > 0) throw new UsageError(`--modes expects a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
         f.modes = [...new Set(list)] as Mode[];
+        break;
+      }
+      case '--plant-bug': {
+        if (command !== undefined && command !== 'explore' && command !== 'run') throw new UsageError(`unknown option ${a}`);
+        const v = value();
+        if (!Object.hasOwn(BUGS, v)) throw new UsageError(`--plant-bug expects one of ${Object.keys(BUGS).join(', ')}, got "${v}"`);
+        f.plantBug = v as BugName;
+        break;
+      }
+      case '--exhaustive':
+        if (command !== undefined && command !== 'explore') throw new UsageError(`unknown option ${a}`);
+        f.exhaustive = true;
+        break;
+      case '--strategy': {
+        if (command !== undefined && command !== 'explore') throw new UsageError(`unknown option ${a}`);
+        const v = value();
+        if (v !== 'bfs' && v !== 'dfs') throw new UsageError(`--strategy expects bfs (breadth-first, shortest counterexamples) or dfs (depth-first), got "${v}"`);
+        f.bounds.strategy = v;
+        break;
+      }
+      case '--crashes':
+      case '--store-faults':
+      case '--partitions':
+      case '--delays':
+      case '--delay-ms':
+      case '--fault-ms':
+      case '--max-depth':
+      case '--max-states':
+      case '--settle-ms': {
+        if (command !== undefined && command !== 'explore') throw new UsageError(`unknown option ${a}`);
+        const spec = BOUND_FLAGS[a];
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < spec.min || Number(v) > 1_000_000_000) throw new UsageError(`${a} (${spec.what}) expects a whole number from ${spec.min}, got "${v}"`);
+        f.bounds[spec.key] = Number(v);
         break;
       }
       case '--seeds':

@@ -23,6 +23,8 @@ import { HELP } from './help.js';
 import { type Flags, type Io, UsageError, parseFlags } from './flags.js';
 import { SCENARIO_DIR, listScenarios, loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 import { cmdRun } from './run.js';
+import { cmdExhaustive } from './exhaustive.js';
+import { withBugsAsync } from '../../core/util/bugs.js';
 import { checkOutputPath, writeWhole } from './output-file.js';
 
 export { EXIT } from './exit.js';
@@ -80,6 +82,8 @@ function cmdConformance(flags: Flags, io: Io): number {
 
 async function cmdExplore(flags: Flags, io: Io): Promise<number> {
   if (flags.help) return io.out(HELP.explore), EXIT.ok;
+  if (flags.exhaustive) return cmdExhaustive(flags, io);
+  if (Object.keys(flags.bounds).length > 0) throw new UsageError('--crashes, --store-faults, --partitions, --delays, --delay-ms, --fault-ms, --max-depth, --max-states, --settle-ms and --strategy need --exhaustive');
   if (flags.positional.length > 0) throw new UsageError('explore takes no FILE; use --scenario FILE');
   const scenarios: Array<{ file: string; scenario: Scenario }> = [];
   if (flags.scenario !== undefined) {
@@ -258,7 +262,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     switch (command) {
       case 'run':
-        return await cmdRun(flags, io);
+        // --plant-bug (checking the checker: a counterexample found with a planted bug replays with it).
+        return await withBugsAsync(flags.plantBug !== undefined ? [flags.plantBug] : [], () => cmdRun(flags, io));
       case 'compare':
         return cmdCompare(flags, io);
       case 'conformance':

@@ -177,6 +177,9 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       return EXIT.storeFailed;
     }
   }
+  // Pinned choices (a saved counterexample) that did not apply: the run is not the path they describe.
+  for (const m of kernel.pinned?.mismatches ?? []) io.err(`run: warning: pinned choice ${JSON.stringify(m.choice)} did not apply: ${m.reason}`);
+  for (const c of kernel.pinned?.unused() ?? []) io.err(`run: warning: pinned choice at step ${c.step} point ${c.n} (${c.kind}) was never reached`);
   if (flags.seed !== undefined && !seedUsed) io.err(`run: note: --seed ${flags.seed} changed nothing: this scenario draws nothing at random, so every seed gives the same run`);
   if (flags.json) {
     io.out(JSON.stringify(json, null, 2));

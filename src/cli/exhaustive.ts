@@ -1,0 +1,144 @@
+/**
+ * `explore FILE --exhaustive`: every order of the scenario's nondeterministic choices within
+ * the bounds (core/check/exhaustive.ts; docs/checking.md). Prints the figures, and every
+ * violation with its shortest path saved as a scenario that `run` replays and a walkthrough
+ * URL that animates. Exit codes: 0 no new violation, 2 bad input, 129 a new violation.
+ */
+import { mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { type ExhaustiveReport, type FoundViolation, DEFAULT_BOUNDS, exhaustive } from '../../core/check/exhaustive.js';
+import { KNOWN_FINDINGS } from '../../core/check/findings.js';
+import { toScenarioFile } from '../../core/scenario/serialize.js';
+import { type BugName, withBugs } from '../../core/util/bugs.js';
+import { encodeUrlState } from '../../web/lib/url.js';
+import { EXIT } from './exit.js';
+import { type Flags, type Io, UsageError } from './flags.js';
+import { writeWhole } from './output-file.js';
+import { loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
+
+/** Where a counterexample is saved, and how to replay and watch it. */
+interface Saved {
+  file: string;
+  command: string;
+  url: string;
+  /** Why it could not be saved (it is still printed). */
+  problem?: string;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export function cmdExhaustive(flags: Flags, io: Io): number {
+  const files = [...flags.positional, ...(flags.scenario !== undefined ? [flags.scenario] : [])];
+  if (files.length !== 1) throw new UsageError('explore --exhaustive needs exactly one scenario: FILE (a file or a bundled scenario name)');
+  if (flags.seeds !== undefined) throw new UsageError('--seeds is for the random swarm; --exhaustive explores every path within the bounds');
+  if (flags.faults !== undefined) throw new UsageError('--faults is for the random swarm; --exhaustive takes --crashes, --store-faults, --partitions and --delays');
+  const file = files[0];
+  const loaded = loadScenario(file, { workBudget: flags.workBudget });
+  if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
+  const name = basename(resolveScenarioPath(file)).replace(/\.(ya?ml|json)$/, '');
+  const scenario = flags.seed !== undefined ? { ...loaded.scenario, seed: flags.seed } : loaded.scenario;
+  const bugs: BugName[] = flags.plantBug !== undefined ? [flags.plantBug] : [];
+  const tty = process.stderr.isTTY === true;
+  let last = 0;
+  const report = withBugs(bugs, () =>
+    exhaustive(scenario, name, {
+      bounds: flags.bounds,
+      clock: () => performance.now(),
+      onProgress: (p) => {
+        if (!tty || Date.now() - last < 250) return;
+        last = Date.now();
+        process.stderr.write(`\r${fmt(p.distinct)} distinct states, ${fmt(p.explored)} explored, depth ${p.depth}, ${fmt(p.frontier)} waiting   `);
+      },
+    }),
+  );
+  if (tty) process.stderr.write('\n');
+  const saved = report.violations.map((v) => save(name, v, flags.seed, bugs));
+  for (const s of saved) if (s.problem !== undefined) io.err(`explore: could not save ${s.file}: ${s.problem}`);
+  const isNew = (v: FoundViolation) => v.known === null;
+  if (flags.json) io.out(JSON.stringify(jsonReport(report, saved, bugs), null, 2));
+  else printReport(io, report, saved, bugs);
+  return report.violations.some(isNew) ? EXIT.violation : EXIT.ok;
+}
+
+function save(name: string, v: FoundViolation, seed: number | undefined, bugs: BugName[]): Saved {
+  const file = join('explore-failures', `${name}-exhaustive-${v.known ?? v.invariant}${bugs.length > 0 ? `-with-${bugs[0]}` : ''}.json`);
+  const text = JSON.stringify(toScenarioFile(v.scenario), null, 2);
+  const out: Saved = {
+    file,
+    command: `npm run sim -- run ${file}${seed !== undefined ? ` --seed ${seed}` : ''}${bugs.length > 0 ? ` --plant-bug ${bugs[0]}` : ''}`,
+    // The walkthrough never plants a bug: a path that needs one has no URL.
+    url: bugs.length > 0 ? '' : `http://localhost:5173/?${encodeUrlState({ source: text, seed: seed ?? v.scenario.seed, actions: [] })}`,
+  };
+  try {
+    mkdirSync('explore-failures', { recursive: true });
+    const bad = writeWhole(file, text + '\n');
+    if (bad !== null) out.problem = bad;
+  } catch (e) {
+    out.problem = `explore-failures cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  return out;
+}
+
+function jsonReport(r: ExhaustiveReport, saved: Saved[], bugs: BugName[]) {
+  return {
+    mode: 'exhaustive',
+    scenario: r.scenario,
+    plantedBug: bugs[0] ?? null,
+    bounds: r.bounds,
+    statesExplored: r.statesExplored,
+    distinctStates: r.distinctStates,
+    depth: r.depth,
+    exhausted: r.exhausted,
+    cutByDepth: r.cutByDepth,
+    stoppedAtMaxStates: r.stoppedAtMaxStates,
+    seconds: r.seconds,
+    statesPerSecond: r.statesPerSecond,
+    ends: r.ends,
+    livenessJudged: r.livenessJudged,
+    violationStates: r.violationStates,
+    violations: r.violations.map((v, i) => ({
+      invariant: v.invariant,
+      known: v.known,
+      message: v.message,
+      atMs: v.atMs,
+      depth: v.depth,
+      steps: v.steps,
+      foundAfterStates: v.foundAfterStates,
+      foundAfterSeconds: v.foundAfterSeconds,
+      replayed: v.replayed,
+      replay: { file: saved[i].file, command: saved[i].command, url: saved[i].url },
+    })),
+  };
+}
+
+function printReport(io: Io, r: ExhaustiveReport, saved: Saved[], bugs: BugName[]): void {
+  const b = r.bounds;
+  const faults = [
+    `${b.crashes} crash${b.crashes === 1 ? '' : 'es'}`,
+    `${b.storeFaults} store fault${b.storeFaults === 1 ? '' : 's'}`,
+    `${b.partitions} partition${b.partitions === 1 ? '' : 's'}`,
+    `${b.delays} late message${b.delays === 1 ? '' : 's'}${b.delays > 0 ? ` (${b.delayMs} ms)` : ''}`,
+  ];
+  io.out(`exhaustive: ${r.scenario}, every path with up to ${faults.join(', ')} (crashes and partitions last ${b.faultMs} ms)${bugs.length > 0 ? `, planted bug ${bugs[0]}` : ''}`);
+  const how = r.exhausted ? (r.cutByDepth === 0 ? 'exhausted: every path reached the end' : `exhausted to depth ${b.maxDepth} (${fmt(r.cutByDepth)} states cut there)`) : r.stoppedAtMaxStates ? `NOT exhausted: stopped at --max-states ${fmt(b.maxStates)}` : 'stopped';
+  io.out(`${fmt(r.distinctStates)} distinct states (${fmt(r.statesExplored)} explored), depth ${r.depth}, ${how}, in ${r.seconds} s: ${fmt(r.statesPerSecond)} states/s`);
+  io.out(`liveness: ${fmt(r.ends)} end states settled for ${b.settleMs} ms, ${fmt(r.livenessJudged)} judged (faults over, followers fetching)`);
+  for (const [i, v] of r.violations.entries()) {
+    const s = saved[i];
+    const n = r.violationStates[v.known ?? v.invariant] ?? 1;
+    if (v.known !== null) {
+      const k = KNOWN_FINDINGS.find((x) => x.id === v.known);
+      io.out(`known finding ${v.known} (${v.invariant}) in ${fmt(n)} state${n === 1 ? '' : 's'}; shortest path ${v.depth} transitions (${k?.reproducedBy ?? ''})`);
+      io.out(`  saved as ${s.file}; replay: ${s.command}`);
+      continue;
+    }
+    io.out(`VIOLATION ${v.invariant} in ${fmt(n)} state${n === 1 ? '' : 's'}, at t=${v.atMs}ms: ${v.message}`);
+    io.out(`  shortest path: ${v.depth} transitions (${v.steps} steps), found after ${fmt(v.foundAfterStates)} states and ${v.foundAfterSeconds} s; ${v.replayed ? 'the saved scenario replays it' : 'THE SAVED SCENARIO DOES NOT REPLAY IT (a checker bug)'}`);
+    io.out(`  saved as ${s.file}`);
+    io.out(`  replay: ${s.command}`);
+    io.out(s.url === '' ? '  watch:  (the walkthrough never plants a bug, so it would not show this path)' : `  watch:  npm start, then open ${s.url}`);
+  }
+  if (!r.violations.some((v) => v.known === null)) io.out('no new violation');
+}
+
+export { DEFAULT_BOUNDS };
