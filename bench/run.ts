@@ -20,6 +20,10 @@
  *      classic KIP-405 and with KIP-1176's WAL: the CPU time per step of the last 100,000
  *      steps of a 600,000-step run over that of the first 100,000 (bench/history.ts).
  *      Budget: at most 1.5 in each mode.
+ *   9. checker: the exhaustive search (docs/checking.md) on small bundled scenarios with one
+ *      crash and one store fault, and each deliberate bug's time to detection, exhaustive
+ *      against the random swarm (bench/checker.ts). Budget: KIP-1023's bootstrap (2
+ *      brokers, one crash, one store fault) exhausted in at most 300 s.
  *
  * Options: `--json` prints one JSON document; `--smoke` runs small versions of every part
  * (CI: checks the benchmark works, enforces no budget); `--only kernel,xstate,...` runs
@@ -45,6 +49,7 @@ import type { S3UploadFigures } from './s3-upload.js';
 import type { ScalingFigures, ScalingSpec } from './scaling.js';
 import type { HistoryFigures, HistorySpec } from './history.js';
 import type { SeekFigures, SeekSpec } from './seek.js';
+import type { CheckerFigures, CheckerSpec } from './checker.js';
 import { REFERENCE, type WorkloadOptions } from './workloads.js';
 import type { XStateFigures, XStateSpec } from './xstate-overhead.js';
 
@@ -53,7 +58,7 @@ const argv = process.argv.slice(2);
 const json = argv.includes('--json');
 const smoke = argv.includes('--smoke');
 const onlyAt = argv.indexOf('--only');
-const PARTS = ['kernel', 'xstate', 'scaling', 'seeking', 'memory', 'page', 'stores', 'history'] as const;
+const PARTS = ['kernel', 'xstate', 'scaling', 'seeking', 'memory', 'page', 'stores', 'history', 'checker'] as const;
 type Part = (typeof PARTS)[number];
 const only = new Set<string>(onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : PARTS);
 for (const p of only) {
@@ -75,6 +80,7 @@ const SIZE = smoke
       s3: { segments: 4, warmup: 1, rounds: 3 },
       scenarioRepeats: 1,
       history: { steps: 60_000, window: 10_000 } as HistorySpec,
+      checker: { scenarios: ['kip1023-bootstrap', 'classic-two-rounds'], bugs: true, swarmSeeds: 200 } as CheckerSpec,
     }
   : {
       hour: {} as WorkloadOptions,
@@ -86,6 +92,11 @@ const SIZE = smoke
       s3: {},
       scenarioRepeats: 3,
       history: { steps: 600_000, window: 100_000 } as HistorySpec,
+      checker: {
+        scenarios: ['kip1023-bootstrap', 'classic-one-round', 'classic-two-rounds', 'kip1023-epuo-above-local-start', 'kip1023-epuo-below-log-start', 'kip1023-no-jump', 'kip1023-stale-epuo', 'kip1023-remote-storage-error', 'rlm-upload-and-local-retention', 'classic-promoted-follower-local-reads', 'kip1023-promoted-follower-remote-reads', 'remote-retention-under-bootstrap'],
+        bugs: true,
+        swarmSeeds: 2000,
+      } as CheckerSpec,
     };
 
 interface Figure {
@@ -294,6 +305,20 @@ async function main(): Promise<void> {
       note(`windows of ${k(h.window)} steps, CPU ms: ${h.windowsCpuMs.join(', ')}; ${(h.simulatedMs / 1000).toFixed(0)} s simulated, ${h.traceEntries} trace entries, ${mb(h.heldHeapBytes)} MB held at the end`);
     }
     details.history = runs;
+  });
+
+  await part('checker', () => {
+    heading('9. Checker: exhaustive search with one crash and one store fault; each deliberate bug, exhaustive against the swarm');
+    const c = child<CheckerFigures>('checker.ts', SIZE.checker);
+    details.checker = c;
+    const goal = c.scenarios[0];
+    figure('checker', `${goal.scenario} (${goal.brokers} brokers, 1 crash, 1 store fault) exhausted`, goal.exhausted ? goal.seconds : Infinity, 's', '<=', 300);
+    for (const r of c.scenarios)
+      note(`${r.scenario.padEnd(40)} ${String(r.distinctStates).padStart(8)} distinct states, ${r.exhausted ? 'exhausted' : 'NOT exhausted'}, depth ${r.depth}, ${r.seconds} s, ${r.statesPerSecond} states/s${Object.keys(r.known).length ? `; known: ${Object.entries(r.known).map(([k, n]) => `${k} in ${n} states`).join(', ')}` : ''}${r.newViolations ? `; ${r.newViolations} NEW VIOLATION(S)` : ''}`);
+    for (const b of c.bugs)
+      note(
+        `${b.bug.padEnd(20)} on ${b.scenario}: exhaustive ${b.exhaustive.found ? `${b.exhaustive.states} states, ${b.exhaustive.seconds} s (${b.invariant}, path of ${b.exhaustive.depth})` : 'not found'}; swarm ${b.swarm.found ? `seed ${b.swarm.seed}: ${b.swarm.seeds} seeds, ${b.swarm.steps} steps, ${b.swarm.seconds} s` : `not found in ${b.swarm.seeds} seeds (${b.swarm.seconds} s)`}`,
+      );
   });
 
   const missed = figures.filter((f) => !f.ok);

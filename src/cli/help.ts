@@ -1,5 +1,6 @@
 /** The CLI's --help texts (README, "The CLI"). */
 import { CHAPTERS } from '../../core/report/chapters.js';
+import { BUGS } from '../../core/util/bugs.js';
 
 export const HELP: Record<string, string> = {
   main: `tierscope: an executable model of Kafka tiered-storage replication (KIP-405, KIP-1023, KIP-1176)
@@ -10,7 +11,8 @@ Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
   conformance     run the conformance suite (expected outcomes from Kafka's tests)
-  explore         swarm: many seeds with random fault schedules, on every core
+  explore         swarm: many seeds with random fault schedules, on every core;
+                  explore FILE --exhaustive: every path within bounds
   list            list the bundled scenarios
   validate FILE   check a scenario file without running it
   report FILE     a design-review document of a scenario or a guided chapter:
@@ -91,7 +93,27 @@ core (worker threads). Stops at the first violation no known finding explains, s
 run as explore-failures/NAME-seed-N.json, and prints the invariant, a run command and a
 walkthrough URL that replay it. Known findings (Kafka behaviour the model reproduces, see
 conformance/finding-*.yaml) are counted, not failures.
-Exit codes: 0 no new violation, 2 bad input, 129 a violation was found.`,
+Exit codes: 0 no new violation, 2 bad input, 129 a violation was found.
+
+Usage: npm run sim -- explore FILE --exhaustive [--crashes N] [--store-faults N]
+         [--partitions N] [--delays N] [--delay-ms MS] [--fault-ms MS] [--max-depth D]
+         [--max-states S] [--settle-ms MS] [--strategy bfs|dfs] [--plant-bug NAME] [--json]
+
+Explores every order of FILE's nondeterministic choices within the bounds instead of one
+(docs/checking.md): which of the events due at the same millisecond runs first; whether a
+message between brokers arrives --delay-ms late (at most --delays per path, default 0);
+whether the store fails a request (--store-faults, default 1); whether a broker crashes
+(--crashes, default 1) or is cut off (--partitions, default 0) at an instant, for
+--fault-ms (default 1000). Equal states are explored once. Every invariant is checked in
+every state; at the end of each path the run goes on --settle-ms (default 30000) without
+new faults and every follower still fetching must be in the ISR. Prints states explored,
+distinct states, depth, whether the space was exhausted, time and states/s, and every
+violation with its shortest path (breadth-first), saved in explore-failures/ as a scenario
+that run replays (its faults in the timeline, its answers pinned in choices) with a
+walkthrough URL. --max-depth and --max-states bound the search (default 100000 and
+2000000). --plant-bug NAME switches on one deliberate bug (core/util/bugs.ts) to check
+the checker: ${Object.keys(BUGS).join(', ')}.
+Exit codes: 0 no new violation, 2 bad input, 129 a new violation was found.`,
   report: `Usage: npm run sim -- report FILE [--format md|mermaid|svg|json] [options]
 
 Runs a scenario, or a guided chapter's scenario, and prints one document:
