@@ -12,7 +12,8 @@ import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
-import { latencyMs, leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
+import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
+import { hopMs } from './jitter.js';
 import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
@@ -34,7 +35,7 @@ export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: numbe
   } else if (msg.api === 'ListOffsets') e.timestamp = msg.body.timestamp;
   else e.leaderEpoch = msg.body.leaderEpoch;
   s.emit(e as unknown as TraceEntry);
-  s.schedule(state.nowMs + latencyMs(state, broker, target, key), { kind: 'deliver', msg });
+  s.schedule(state.nowMs + hopMs(state, broker, target, key), { kind: 'deliver', msg });
 }
 
 /**
@@ -215,7 +216,7 @@ export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api
     requestId: request.requestId,
     body,
   } as ResponseMessage;
-  s.schedule(s.state.nowMs + latencyMs(s.state, from, request.source, request.key), { kind: 'deliver', msg });
+  s.schedule(s.state.nowMs + hopMs(s.state, from, request.source, request.key), { kind: 'deliver', msg });
 }
 
 /** A response arrives: traced, its bytes counted by zone; the batches it carries returned. */
