@@ -256,7 +256,7 @@ export function emptyWalMetrics(): WalMetrics {
   };
 }
 
-/** Latencies that got a draw, and the extra milliseconds drawn: their sum and the largest. */
+/** Latencies a jitter distribution applied to, and the extra milliseconds drawn: their sum and the largest. */
 export interface JitterCounters {
   count: number;
   addedMs: number;
