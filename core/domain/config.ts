@@ -5,6 +5,8 @@
  * are documented as such. Every value used in a run is reported in the JSON `config`.
  */
 
+import type { Jitter } from './jitter.js';
+
 export type ConfigValue = number | boolean | string;
 
 export type ConfigKind = 'int' | 'boolean' | 'string';
@@ -160,6 +162,12 @@ export interface ModelKnobs {
    */
   clientZone: string;
 }
+
+/**
+ * The model of a run: every knob, and `jitter` when the scenario gives it (absent: no
+ * latency is drawn at random; core/domain/jitter.ts).
+ */
+export type ModelSettings = ModelKnobs & { jitter?: Jitter };
 
 /** How a model knob is given: an integer with a minimum, or (kind 'zone') a zone name. */
 export type ModelKnobSpec =

@@ -10,6 +10,7 @@
  * formats draw them).
  */
 import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
+import { describeJitter } from '../domain/jitter.js';
 import { INVARIANTS } from '../sim/invariants.js';
 import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
 import { formatBytes, formatMs } from '../util/format.js';
@@ -171,6 +172,7 @@ function configSection(r: Report): string[] {
     if (given === undefined || given === spec.default) continue;
     rows.push([code(k), 'model knob (not a Kafka config)', value(given), value(spec.default)]);
   }
+  if (s.model.jitter !== undefined) rows.push([code('jitter'), 'model knob: latencies drawn from the seed', mdInline(describeJitter(s.model.jitter)), 'off']);
   return [
     '### Configs that matter',
     '',

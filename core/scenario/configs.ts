@@ -15,10 +15,13 @@ import { PRICE_KEYS, WAL_PRICE_LISTS, isPriceKey } from '../domain/prices.js';
 import type { PriceOverrides } from '../domain/prices.js';
 import { boolC, checkInt, describe, expectMap, hasOwn, keyPath, list, oneOfC, q, stringC } from './checks.js';
 import type { Problems, RawMap } from './checks.js';
+import { type JitterBrokers, validateJitter } from './jitter.js';
+import type { Scenario } from './types.js';
 
 export const BROKER_KEYS = Object.keys(BROKER_CONFIGS);
 export const TOPIC_CONFIG_KEYS = Object.keys(TOPIC_CONFIGS);
-const MODEL_KEYS = Object.keys(MODEL_KNOBS);
+/** The knobs, and `jitter` (core/domain/jitter.ts), the one key of `model` that is a map. */
+const MODEL_KEYS = [...Object.keys(MODEL_KNOBS), 'jitter'];
 
 function isModelKnob(key: string): key is keyof ModelKnobs {
   return hasOwn(MODEL_KNOBS, key);
@@ -78,7 +81,7 @@ export function validateConfigEntries(
       p.add(path, `${q(key)} is a broker config (cluster-wide); put it under the top-level config (topic configs are: ${list(TOPIC_CONFIG_KEYS)})`);
     } else if (broker && scope === 'oneTopic') {
       p.add(path, `${q(key)} is a broker config and cannot be set for one topic; remove 'topic' to set it cluster-wide, or use a separate setConfig event`);
-    } else if (isModelKnob(key)) {
+    } else if (isModelKnob(key) || key === 'jitter') {
       p.add(path, scope === 'broker' || scope === 'topic'
         ? `${q(key)} is a model knob, not a Kafka config; put it under model`
         : `${q(key)} is a model knob and cannot be changed during a run; set it under model`);
@@ -91,13 +94,22 @@ export function validateConfigEntries(
   return out;
 }
 
-export function validateModel(p: Problems, v: unknown, path: string, zones: readonly string[]): Partial<ModelKnobs> {
-  const out: Partial<ModelKnobs> = {};
+/**
+ * `model`: the knobs given, and `jitter` when given. `brokers`: the broker ids a jitter link
+ * may name (undefined when `brokers` is itself bad).
+ */
+export function validateModel(p: Problems, v: unknown, path: string, zones: readonly string[], brokers?: JitterBrokers): Scenario['model'] {
+  const out: Scenario['model'] = {};
   const obj = expectMap(p, v, path, `a map of model knobs (${list(MODEL_KEYS)})`);
   if (!obj) return out;
   for (const key of Object.keys(obj)) {
     const kp = keyPath(path, key);
-    if (isModelKnob(key)) {
+    if (key === 'jitter') {
+      // null, as for any optional key, counts as not given.
+      if (obj[key] === null) continue;
+      const jitter = validateJitter(p, obj[key], kp, brokers);
+      if (jitter !== undefined) out.jitter = jitter;
+    } else if (isModelKnob(key)) {
       const spec = MODEL_KNOBS[key];
       if (spec.kind === 'zone') {
         const value = obj[key];

@@ -32,7 +32,9 @@ import {
   expectArray,
   expectMap,
   given,
+  hasOwn,
   indexPath,
+  isRawMap,
   intC,
   list,
   missing,
@@ -120,7 +122,9 @@ function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
     const cm = expectMap(p, top.config, 'config', `a map of broker configs (${list(BROKER_KEYS)})`);
     if (cm) config = validateConfigEntries(p, cm, 'config', 'broker');
   }
-  const model = given(top, 'model') ? validateModel(p, top.model, 'model', zones) : {};
+  // A jitter link may name the brokers the timeline's addBroker events add (counted as timeline.ts does).
+  const addedBrokers = Array.isArray(top.timeline) ? top.timeline.filter((e) => isRawMap(e) && hasOwn(e, 'addBroker')).length : 0;
+  const model = given(top, 'model') ? validateModel(p, top.model, 'model', zones, brokers === undefined ? undefined : { count: brokers, added: addedBrokers }) : {};
   const prices = given(top, 'prices') ? validatePrices(p, top.prices, 'prices') : undefined;
 
   const until = req(p, top, 'until', '', intC({ min: 1, max: MAX_UNTIL_MS, note: '(ms)' }));

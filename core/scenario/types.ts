@@ -3,6 +3,7 @@
  * A scenario is plain data: it round-trips through JSON and is the input of a run.
  */
 import type { BrokerConfig, ConfigValue, ModelKnobs, TopicConfig } from '../domain/config.js';
+import type { Jitter } from '../domain/jitter.js';
 import type { PriceOverrides } from '../domain/prices.js';
 
 export type Tier = 'remote' | 'both' | 'local';
@@ -94,7 +95,8 @@ export interface Scenario {
   zones: string[];
   /** Only the keys the scenario gave; defaults are applied by the kernel. */
   config: Partial<Record<keyof BrokerConfig, ConfigValue>>;
-  model: Partial<ModelKnobs>;
+  /** Only the knobs the scenario gave, and `jitter` when given (core/domain/jitter.ts). */
+  model: Partial<ModelKnobs> & { jitter?: Jitter };
   /** Only the prices the scenario gave (absent: none); the kernel resolves the rest (core/domain/prices.ts). */
   prices?: PriceOverrides;
   topics: TopicSpec[];

@@ -8,7 +8,8 @@ import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches }
 import type { Acks } from '../scenario/types.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
-import { combinerFacts, latencyMs, leaderFacts, replica, tiered, walEnabled, zoneOf } from './facts.js';
+import { combinerFacts, leaderFacts, replica, tiered, walEnabled, zoneOf } from './facts.js';
+import { hopMs } from './jitter.js';
 import { releaseParked, reply } from './network.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
@@ -66,10 +67,11 @@ export function appendAsLeader(s: Sim, broker: number, key: string, msgId: numbe
   state.metrics.produced.bytes += records * model.recordBytes;
   localLogBytesChanged(s, records * model.recordBytes);
   s.emit({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
-  // The producer's request and the leader's answer: one round trip from the client's zone.
-  const roundTrip = 2 * latencyMs(state, 'producer', broker, key);
+  // The producer's request and the leader's answer: one round trip from the client's zone
+  // (its two hops drawn only when acknowledged: acks=0 waits for none).
   if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
   else if (acks === 1) {
+    const roundTrip = producerRoundTripMs(s, broker, key);
     state.produceLatencies.acks1.push(roundTrip);
     s.emit({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
   } else state.produceLatencies.acks0.push(0);
@@ -79,6 +81,11 @@ export function appendAsLeader(s: Sim, broker: number, key: string, msgId: numbe
   completeAcks(s, key);
   // New data completes the fetches held in the long poll.
   releaseParked(s, part);
+}
+
+/** The producer's request to `broker` and the answer back: two hops, each with its jitter. */
+function producerRoundTripMs(s: Sim, broker: number, key: string): number {
+  return hopMs(s.state, 'producer', broker, key) + hopMs(s.state, broker, 'producer', key);
 }
 
 /** acks=all requests whose last offset is now below the high watermark are acknowledged. */
@@ -101,7 +108,7 @@ export function completeAcks(s: Sim, key: string): void {
   for (const a of part.pendingAcks) (a.lastOffset < hw ? done : rest).push(a);
   part.pendingAcks = rest;
   for (const a of done) {
-    const latency = state.nowMs - a.sentMs + 2 * latencyMs(state, 'producer', part.leader, key);
+    const latency = state.nowMs - a.sentMs + producerRoundTripMs(s, part.leader, key);
     state.produceLatencies.acksAll.push(latency);
     s.emit({ atMs: state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: latency });
   }
@@ -136,7 +143,7 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
     body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
   };
   s.emit({ atMs: state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
-  s.schedule(state.nowMs + latencyMs(state, 'consumer', c.broker, c.key), { kind: 'deliver', msg });
+  s.schedule(state.nowMs + hopMs(state, 'consumer', c.broker, c.key), { kind: 'deliver', msg });
 }
 
 /** A consumer Fetch: below the local log start of a tiered topic it is read from remote storage. */

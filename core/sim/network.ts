@@ -12,7 +12,8 @@ import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
-import { latencyMs, leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
+import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
+import { hopMs } from './jitter.js';
 import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
@@ -35,7 +36,7 @@ export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: numbe
   else e.leaderEpoch = msg.body.leaderEpoch;
   s.emit(e as unknown as TraceEntry);
   if (msg.api === 'ListOffsets' && msg.body.timestamp === -6) kip1023OnlyForEmptyFollower(s, broker, key);
-  s.schedule(state.nowMs + latencyMs(state, broker, target, key) + lateBy(s, msg), { kind: 'deliver', msg });
+  s.schedule(state.nowMs + hopMs(state, broker, target, key) + lateBy(s, msg), { kind: 'deliver', msg });
 }
 
 /**
@@ -261,7 +262,7 @@ export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api
     body,
   } as ResponseMessage;
   listOffsetsWithinLog(s, msg, from);
-  s.schedule(s.state.nowMs + latencyMs(s.state, from, request.source, request.key) + lateBy(s, msg), { kind: 'deliver', msg });
+  s.schedule(s.state.nowMs + hopMs(s.state, from, request.source, request.key) + lateBy(s, msg), { kind: 'deliver', msg });
 }
 
 /** A response arrives: traced, its bytes counted by zone; the batches it carries returned. */

@@ -6,6 +6,7 @@
 import {
   type BrokerConfig,
   type ConfigValue,
+  type ModelSettings,
   type TopicConfig,
   defaultBrokerConfig,
   defaultModelKnobs,
@@ -27,17 +28,21 @@ import { newCrossZoneBytes, newStoreCounters, newUsage, objectStored } from './c
 import { newQueue } from './event-queue.js';
 import { effectiveMinIsr, replica, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
+import { newJitterMetrics } from './jitter.js';
 import { seedPrng } from './prng.js';
 import { localLogBytesChanged } from './replica-log.js';
-import { BROKER_KEY, type KernelState, type PartitionState, type ReplicaState, emptyWalMetrics, partitionKey } from './state.js';
+import { BROKER_KEY, type KernelState, type PartitionState, type ReplicaState, cloneJson, emptyWalMetrics, partitionKey } from './state.js';
 import { segmentObjects } from './tiering.js';
 
 /** The state at t = 0 before any partition exists: configs, brokers, empty metrics. */
 export function initialState(scenario: Scenario, seed: number): KernelState {
   const brokerConfig: BrokerConfig = defaultBrokerConfig();
   for (const [k, v] of Object.entries(scenario.config)) if (isBrokerConfigKey(k)) (brokerConfig as Record<string, ConfigValue>)[k] = v as ConfigValue;
-  const model = defaultModelKnobs();
-  for (const [k, v] of Object.entries(scenario.model)) (model as unknown as Record<string, ConfigValue>)[k] = v as ConfigValue;
+  const model: ModelSettings = defaultModelKnobs();
+  for (const [k, v] of Object.entries(scenario.model)) {
+    if (k === 'jitter') model.jitter = cloneJson(scenario.model.jitter);
+    else (model as unknown as Record<string, ConfigValue>)[k] = v as ConfigValue;
+  }
   const topicConfigs: Record<string, TopicConfig> = {};
   for (const t of scenario.topics) {
     const c = defaultTopicConfig();
@@ -77,6 +82,8 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
       wal: emptyWalMetrics(),
       crossZoneBytes: newCrossZoneBytes(),
       objectStore: newStoreCounters(),
+      // Only in a run that may draw latencies (none is counted, and the JSON unchanged, otherwise).
+      ...(model.jitter !== undefined ? { jitter: newJitterMetrics() } : {}),
     },
     wal: { nextObjectSeq: 1, nextChunkId: 0, next: {}, live: {}, liveHead: {}, inflight: {}, objects: {}, objectOrder: {}, chunks: {}, metadata: [], reads: {}, tailSync: {} },
     prices: resolvePrices(scenario.prices),

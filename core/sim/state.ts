@@ -5,7 +5,7 @@
  */
 import type { Rule } from '../domain/rules.js';
 import type { TimelineAction } from '../scenario/types.js';
-import type { BrokerConfig, ModelKnobs, TopicConfig } from '../domain/config.js';
+import type { BrokerConfig, ModelSettings, TopicConfig } from '../domain/config.js';
 import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import type { Prices } from '../domain/prices.js';
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
@@ -54,6 +54,12 @@ export interface WalState {
   reads: Record<string, RecordBatch[]>;
   /** Elections waiting for the elected replica to sync the tail from the WAL, by partition. */
   tailSync: Record<string, { broker: number; rule: Rule; previous: number }>;
+  /**
+   * Only with network jitter (`model.jitter`): per broker, when the last WAL metadata record
+   * sent to it arrives. A broker reads the metadata topic in offset order, so a jittered
+   * record never overtakes the one before it.
+   */
+  metadataArrivesMs?: Record<string, number>;
 }
 
 export interface ReplicaState {
@@ -253,6 +259,20 @@ export function emptyWalMetrics(): WalMetrics {
   };
 }
 
+/** Latencies a jitter distribution applied to, and the extra milliseconds drawn: their sum and the largest. */
+export interface JitterCounters {
+  count: number;
+  addedMs: number;
+  maxMs: number;
+}
+
+/** What jitter added over a run: network hops, and requests to each store. */
+export interface JitterMetrics {
+  network: JitterCounters;
+  tiered: JitterCounters;
+  wal: JitterCounters;
+}
+
 export interface Metrics {
   requests: Record<string, number>;
   /** Consumer reads served from remote storage, per broker. */
@@ -264,6 +284,8 @@ export interface Metrics {
   crossZoneBytes: CrossZoneBytes;
   /** Requests billed by each object store, and the bytes they moved. */
   objectStore: Record<StoreName, StoreCounters>;
+  /** Only with `model.jitter`: the latencies jittered and the milliseconds drawn (core/sim/jitter.ts). */
+  jitter?: JitterMetrics;
   [name: string]: unknown;
 }
 
@@ -278,7 +300,8 @@ export interface KernelState {
   brokers: BrokerState[];
   brokerConfig: BrokerConfig;
   topicConfigs: Record<string, TopicConfig>;
-  model: ModelKnobs;
+  /** The model knobs, and `jitter` only when the scenario gives it. */
+  model: ModelSettings;
   partitions: Record<string, PartitionState>;
   partitionOrder: string[];
   storeAvailable: Record<StoreName, boolean>;

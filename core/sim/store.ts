@@ -10,14 +10,18 @@ import type { ModelKnobs } from '../domain/config.js';
 import type { ObjectStoreRequest, ObjectStoreResult } from '../ports/object-store.js';
 import type { Sim } from './context.js';
 import { countStoreRequest } from './costs.js';
+import { storeJitterMs } from './jitter.js';
 import { type PartitionState, type StoreCompletion, purposeOf } from './state.js';
 import type { TraceEntry } from './trace.js';
 
-/** Modelled latency, from the request alone (a real store's own timing never enters the run). */
+/**
+ * Modelled latency, from the request alone (a real store's own timing never enters the run),
+ * and the store's jitter (`model.jitter.stores`), drawn now: call it once per request.
+ */
 export function storeLatencyMs(s: Sim, req: ObjectStoreRequest): number {
   const m = s.state.model;
   const wal = req.store === 'wal';
-  return s.state.storeExtraLatencyMs[req.store] + modelStoreLatencyMs(req, m, wal);
+  return s.state.storeExtraLatencyMs[req.store] + modelStoreLatencyMs(req, m, wal) + storeJitterMs(s.state, req.store);
 }
 
 function modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolean): number {

@@ -14,7 +14,8 @@ import { type RecordBatch, type Segment, logEndOffset } from '../domain/partitio
 import { type WalChunk, type WalObject, WAL_METADATA_TOPIC, assembleWalObject, batchPositions, chunkBatches, walObjectKey } from '../domain/wal.js';
 import type { WalChunkRef } from '../machines/wal-replica.js';
 import type { Sim } from './context.js';
-import { chunkRef, combinerFacts, latencyMs, replica, tiered, walEnabled } from './facts.js';
+import { chunkRef, combinerFacts, replica, tiered, walEnabled } from './facts.js';
+import { hopMs, networkJittered } from './jitter.js';
 import { appendAsFollower, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import { BROKER_KEY, type KernelEventOf, type WalState } from './state.js';
@@ -110,6 +111,9 @@ export function walPublish(s: Sim, broker: number, requestId: number): void {
   const zone = (b: number) => state.brokers[b].zone;
   // The metadata topic is replicated like any internal topic (RF up to 3, lowest ids).
   const metaReplicas = state.brokers.filter((b) => b.alive).slice(0, 3).map((b) => b.id);
+  // The writer's hop to the metadata leader: one produce of the object's records, drawn once.
+  let toLeaderMs = -1;
+  const jittered = networkJittered(state);
   for (const pc of inflight.chunks) {
     const part = state.partitions[pc.key];
     const chunk: WalChunk = {
@@ -138,7 +142,14 @@ export function walPublish(s: Sim, broker: number, requestId: number): void {
     for (const f of part.replicas) {
       if (f === broker || !state.brokers[f].alive) continue;
       if (zone(f) !== zone(metaLeader)) crossZone += recordBytes;
-      const at = now + latencyMs(state, broker, metaLeader, pc.key) + latencyMs(state, metaLeader, f, pc.key);
+      if (toLeaderMs < 0) toLeaderMs = hopMs(state, broker, metaLeader, pc.key);
+      let at = now + toLeaderMs + hopMs(state, metaLeader, f, pc.key);
+      if (jittered) {
+        // A broker reads the metadata topic in offset order: no record overtakes the one before.
+        const arrives = (wal.metadataArrivesMs ??= {});
+        at = Math.max(at, arrives[String(f)] ?? 0);
+        arrives[String(f)] = at;
+      }
       s.schedule(at, { kind: 'walChunkDelivered', broker: f, key: pc.key, chunkId: chunk.id });
     }
     m.metadata.crossZoneBytes += crossZone;

@@ -1,6 +1,8 @@
 /** `run FILE`: one scenario, narrated or as JSON, on the memory, directory or S3 store. */
+import { describeJitter } from '../../core/domain/jitter.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
+import { seedPrng } from '../../core/sim/prng.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { VisibleStepCounter } from '../../core/session/session.js';
 import { formatUsd } from '../../core/util/format.js';
@@ -82,13 +84,16 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   const stopOnFailure = (flags.storeFailures ?? 'exit') === 'exit';
   const maxSteps = flags.maxSteps ?? 5_000_000;
   const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency, ...(flags.latency === 'measured' ? { clock: () => performance.now() } : {}) });
-  const prngBefore = JSON.stringify(kernel.state.prng);
+  // The generator as seeded: starting the cluster may already draw (a follower's first Fetch, with jitter).
+  const prngBefore = JSON.stringify(seedPrng(kernel.seed));
   let printed = 0;
   const narrator = new Narrator(flags.verbose);
   if (!flags.json) {
     io.out(`${loaded.scenario.name}${loaded.scenario.description ? `: ${loaded.scenario.description.trim()}` : ''}`);
     io.out(`seed ${kernel.seed}, until t=${loaded.scenario.until}ms`);
     if (flags.latency === 'measured') io.out(`store latency: measured on the ${flags.store} store (this run is not deterministic)`);
+    const jitter = loaded.scenario.model.jitter;
+    if (jitter !== undefined) io.out(`latency jitter drawn from the seed (model.jitter): ${describeJitter(jitter)}${flags.latency === 'measured' ? ' (the stores\' measured latencies are not jittered)' : ''}`);
     io.out('');
   }
   const flush = (): void => {
@@ -209,6 +214,11 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       io.out(`  cost: ${usd(cost.total)} (cross-zone ${usd(cost.crossZone)}, requests ${usd(cost.objectStoreRequests)}, transfer ${usd(cost.objectStoreTransfer)}, storage ${usd(cost.storage)})`);
     }
     if (!seedUsed) io.out('  seed: nothing in this run was drawn at random, so every seed gives the same run');
+    else {
+      const j = json.metrics.jitter as { network: { count: number }; tiered: { count: number }; wal: { count: number } } | undefined;
+      const drawn = j === undefined ? '' : ` (${j.network.count} network hops, ${j.tiered.count + j.wal.count} store requests)`;
+      io.out(`  seed: ${kernel.seed} drew the jittered latencies${drawn}, so another seed gives another run`);
+    }
     if (json.storeFailures) io.out(`  store failures modelled as failed requests: ${json.storeFailures.count} (the first: ${describeFailure(json.storeFailures.first!)})`);
     if (json.violations.length === 0) io.out('  invariants: all held');
     else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
