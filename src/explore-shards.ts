@@ -159,7 +159,8 @@ export class ShardWriter {
   finish(end: Omit<EndLine, 'type' | 'runs'>): string | null {
     if (this.waiting.size > 0 || this.count !== this.order.length) {
       this.abort();
-      return `${this.path} was not written: ${this.order.length - this.count} of the shard's ${this.order.length} seeds have no result`;
+      const missing = this.order.length - this.count - this.waiting.size;
+      return `${this.path} was not written: ${missing} of the shard's ${this.order.length} seeds ${missing === 1 ? 'has' : 'have'} no result`;
     }
     this.emit(JSON.stringify({ type: 'end', runs: this.count, ...end } satisfies EndLine));
     if (this.fd === null || this.partial === null) return this.problem;
