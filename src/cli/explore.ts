@@ -52,6 +52,15 @@ export async function runExplore(flags: Flags, io: Io, scenarios: Array<{ file: 
   }
   const shard = flags.shard;
   const plantBug = flags.plantBug ?? null;
+  if (shard !== undefined) {
+    const g = gcd(shard.count, scenarios.length);
+    if (g > 1) {
+      io.err(
+        `explore: note: with ${scenarios.length} scenarios and ${shard.count} shards, shard ${shard.index} runs only the scenarios i with i mod ${g} = ${shard.index % g} ` +
+          `(seed s runs scenario (s - 1) mod ${scenarios.length}), so shards can take unequal time; a shard count with no common factor with ${scenarios.length} gives each shard every scenario`,
+      );
+    }
+  }
   // A file of results holds every seed of the share, so it does not depend on worker timing.
   const keepGoing = flags.keepGoing === true || out !== undefined;
   const writer = out === undefined ? null : new ShardWriter(out, shardHeader({ scenarios, seeds, shard: shard ?? { index: 0, count: 1 }, kinds, plantBug }), io.out);
@@ -110,6 +119,10 @@ export async function runExplore(flags: Flags, io: Io, scenarios: Array<{ file: 
     shards: 1,
     share,
   });
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 /** `explore merge FILES...`: the shards' report, as one run of all their seeds prints it. */
