@@ -1,8 +1,10 @@
 /**
  * Deliberate bugs, to prove the checks can fail (model-based tests, item 4). Each is a
  * named mistake a real implementation could make; the model's code asks `bugOn(name)` at
- * the one place the mistake would live. Only tests switch them on (`withBugs`): no CLI
- * flag, scenario key or URL reaches this module, and every run starts with none active.
+ * the one place the mistake would live. They are switched on by tests (`withBugs`) and by
+ * one CLI flag, `explore --plant-bug NAME`, which checks the checker: the swarm's workers
+ * run every seed with that bug on and should report a violation. No scenario key, URL or
+ * other command reaches this module, and every run starts with none active.
  */
 export const BUGS = {
   deleteBeforeUpload: 'local retention deletes a segment before it is uploaded (ignores Ry)',

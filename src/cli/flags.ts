@@ -46,10 +46,47 @@ export interface Flags {
   maxMessages?: number;
   /** explore --exhaustive: every order of the scenario's choices within the bounds. */
   exhaustive: boolean;
-  /** explore --plant-bug NAME: one deliberate bug of core/util/bugs.ts switched on (to check the checker). */
-  plantBug?: BugName;
   /** The exhaustive checker's bounds given (the rest are its defaults). */
   bounds: Partial<ExhaustiveBounds>;
+  /** explore: run only share `index` of `count` (`--shard K/M`, or `auto/M` from the scheduler's index). */
+  shard?: Shard;
+  /** explore: run every seed of the share instead of stopping at the first new violation (also implied by --out). */
+  keepGoing?: boolean;
+  /** explore: a deliberate bug (core/util/bugs.ts) switched on in every run, to check the checker. */
+  plantBug?: BugName;
+}
+
+/** Share `index` (0-based) of `count`: the seeds s with (s - 1) mod count == index. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** Where `--shard auto/M` looks for K, in order: Kubernetes Indexed Jobs, then AWS Batch array jobs. */
+export const SHARD_INDEX_VARS = ['JOB_COMPLETION_INDEX', 'AWS_BATCH_JOB_ARRAY_INDEX'] as const;
+
+/** The most shards `--shard` takes. */
+export const MAX_SHARDS = 1_000_000;
+
+/** `--shard K/M` or `auto/M`, K taken from `env` (SHARD_INDEX_VARS) for auto; a UsageError names what is wrong. */
+export function parseShard(v: string, env: Readonly<Record<string, string | undefined>> = process.env): Shard {
+  const m = /^(\d+|auto)\/(\d+)$/.exec(v);
+  if (m === null) throw new UsageError(`--shard expects K/M (shard K of M, K from 0 to M - 1, e.g. 0/4) or auto/M, got "${v}"`);
+  const count = Number(m[2]);
+  if (count < 1 || count > MAX_SHARDS) throw new UsageError(`--shard ${v}: M (the number of shards) must be from 1 to ${MAX_SHARDS}`);
+  const range = count === 1 ? 'the only shard is 0' : `the shards are 0 to ${count - 1}`;
+  if (m[1] !== 'auto') {
+    const index = Number(m[1]);
+    if (index >= count) throw new UsageError(`--shard ${v}: K must be below M (${range}; they are numbered from 0, as JOB_COMPLETION_INDEX and AWS_BATCH_JOB_ARRAY_INDEX are)`);
+    return { index, count };
+  }
+  const name = SHARD_INDEX_VARS.find((n) => env[n] !== undefined && env[n] !== '');
+  if (name === undefined) throw new UsageError(`--shard ${v} takes K from ${SHARD_INDEX_VARS.join(' or ')}, and neither is set (give K/M instead)`);
+  const raw = env[name]!;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--shard ${v}: ${name} is "${raw}", not a whole number`);
+  const index = Number(raw);
+  if (index >= count) throw new UsageError(`--shard ${v}: ${name} is ${index}, but ${range} (the job's number of indexes must be ${count})`);
+  return { index, count };
 }
 
 /** The exhaustive checker's bound options and the field each sets. */
@@ -68,14 +105,36 @@ const BOUND_FLAGS: Record<string, { key: Exclude<keyof ExhaustiveBounds, 'strate
 /** The most worker threads `explore` starts (each holds a whole model in memory). */
 export const MAX_WORKERS = 64;
 
-/** Options only `report` takes: elsewhere they stay unknown options, as before. */
-const REPORT_ONLY = new Set(['--format', '--chapter', '--out', '--from', '--to', '--max-messages']);
+/** Options only some commands take: elsewhere they stay unknown options, as before. */
+const ONLY_FOR: Readonly<Record<string, readonly string[]>> = {
+  '--format': ['report'],
+  '--chapter': ['report'],
+  '--out': ['report', 'explore'],
+  '--from': ['report'],
+  '--to': ['report'],
+  '--max-messages': ['report'],
+  '--shard': ['explore'],
+  '--keep-going': ['explore'],
+  '--plant-bug': ['explore', 'run'],
+  '--exhaustive': ['explore'],
+  '--strategy': ['explore'],
+  '--crashes': ['explore'],
+  '--store-faults': ['explore'],
+  '--partitions': ['explore'],
+  '--delays': ['explore'],
+  '--delay-ms': ['explore'],
+  '--fault-ms': ['explore'],
+  '--max-depth': ['explore'],
+  '--max-states': ['explore'],
+  '--settle-ms': ['explore'],
+};
 
-export function parseFlags(args: string[], command?: string): Flags {
+/** `env` is where `--shard auto/M` finds its index (the process's environment unless given). */
+export function parseFlags(args: string[], command?: string, env: Readonly<Record<string, string | undefined>> = process.env): Flags {
   const f: Flags = { positional: [], json: false, verbose: false, help: false, store: 'memory', forcePathStyle: false, createBuckets: false, latency: 'model', workBudget: true, exhaustive: false, bounds: {} };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (command !== 'report' && REPORT_ONLY.has(a)) throw new UsageError(`unknown option ${a}`);
+    if (ONLY_FOR[a] !== undefined && (command === undefined || !ONLY_FOR[a].includes(command))) throw new UsageError(`unknown option ${a}`);
     const value = (): string => {
       const v = args[++i];
       if (v === undefined || v.startsWith('--')) throw new UsageError(`${a} needs a value`);
@@ -120,13 +179,6 @@ export function parseFlags(args: string[], command?: string): Flags {
         const bad = list.filter((x) => !(MODES as readonly string[]).includes(x));
         if (list.length === 0 || bad.length > 0) throw new UsageError(`--modes expects a comma-separated list of ${MODES.join(', ')}, got "${v}"`);
         f.modes = [...new Set(list)] as Mode[];
-        break;
-      }
-      case '--plant-bug': {
-        if (command !== undefined && command !== 'explore' && command !== 'run') throw new UsageError(`unknown option ${a}`);
-        const v = value();
-        if (!Object.hasOwn(BUGS, v)) throw new UsageError(`--plant-bug expects one of ${Object.keys(BUGS).join(', ')}, got "${v}"`);
-        f.plantBug = v as BugName;
         break;
       }
       case '--exhaustive':
@@ -228,6 +280,18 @@ export function parseFlags(args: string[], command?: string): Flags {
         const v = value();
         if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new UsageError(`--max-messages expects a whole number from 1, got "${v}"`);
         f.maxMessages = Number(v);
+        break;
+      }
+      case '--shard':
+        f.shard = parseShard(value(), env);
+        break;
+      case '--keep-going':
+        f.keepGoing = true;
+        break;
+      case '--plant-bug': {
+        const v = value();
+        if (!Object.hasOwn(BUGS, v)) throw new UsageError(`--plant-bug expects one of ${Object.keys(BUGS).join(', ')} (core/util/bugs.ts), got "${v}"`);
+        f.plantBug = v as BugName;
         break;
       }
       case '--no-work-budget':

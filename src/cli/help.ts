@@ -11,7 +11,8 @@ Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
   conformance     run the conformance suite (expected outcomes from Kafka's tests)
-  explore         swarm: many seeds with random fault schedules, on every core;
+  explore         swarm: many seeds with random fault schedules, on every core,
+                  or in shards on many machines ('explore merge' joins them);
                   explore FILE --exhaustive: every path within bounds
   list            list the bundled scenarios
   validate FILE   check a scenario file without running it
@@ -29,6 +30,8 @@ without its extension (see 'list').
 Options:
   --json               print exactly one JSON document on stdout (docs/json-output.md)
   --seed N             override the scenario's seed (integer 0..4294967295)
+  --plant-bug NAME     switch on a deliberate bug (core/util/bugs.ts), to replay a path
+                       explore found with it (docs/checking.md)
                        (it changes a run only where the scenario draws: model.jitter)
   --store memory|fs|s3 where tiered objects go: memory (default), a directory, or S3
   --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
@@ -85,7 +88,9 @@ in some mode.`,
 Runs every case in DIR (default conformance/): a scenario with expected outcomes, each
 citing the Kafka test or docs/protocol.md example it comes from. Prints one line per case and
 what failed. Exit codes: 0 all pass, 2 a case file is invalid, 129 a case failed.`,
-  explore: `Usage: npm run sim -- explore [--seeds N] [--scenario FILE] [--faults KINDS] [--workers N] [--json]
+  explore: `Usage: npm run sim -- explore [--seeds N] [--scenario FILE] [--faults KINDS] [--workers N]
+         [--shard K/M] [--out FILE.jsonl] [--keep-going] [--plant-bug NAME] [--json]
+       npm run sim -- explore merge FILES... [--json]
 
 Runs seeds 1..N (default 200), each on one scenario (seed s takes scenario (s - 1) mod S of
 the bundled ones, or FILE) with a random fault schedule made from the seed: KINDS is a
@@ -94,7 +99,36 @@ core (worker threads). Stops at the first violation no known finding explains, s
 run as explore-failures/NAME-seed-N.json, and prints the invariant, a run command and a
 walkthrough URL that replay it. Known findings (Kafka behaviour the model reproduces, see
 conformance/finding-*.yaml) are counted, not failures.
-Exit codes: 0 no new violation, 2 bad input, 129 a violation was found.
+
+Options:
+  --seeds N          the seed space 1..N (default 200)
+  --scenario FILE    one scenario instead of the bundled ones
+  --faults KINDS     the fault kinds drawn (default all)
+  --workers N        worker threads (default: the cores)
+  --shard K/M        run only shard K of M: the seeds s with (s - 1) mod M = K, K from 0
+                     to M - 1. The M shards are disjoint and together are 1..N.
+  --shard auto/M     K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job's pod), else
+                     AWS_BATCH_JOB_ARRAY_INDEX (an AWS Batch array job's child)
+  --out FILE.jsonl   write every seed's result to FILE as JSON Lines (a header, a line a
+                     seed in seed order, an end line), for explore merge; implies
+                     --keep-going. Written under a temporary name and renamed when
+                     complete; "-" writes it on stdout (the report then goes to stderr)
+  --keep-going       run every seed instead of stopping at the first new violation
+  --plant-bug NAME   switch on a deliberate bug in every run, to check the checker: the
+                     swarm should find it (a run that finds nothing means the checks
+                     missed it). NAME is one of (each described in core/util/bugs.ts):
+${Object.keys(BUGS).map((k) => `                       ${k}`).join('\n')}
+  --json             print one JSON document (docs/json-output.md)
+
+explore merge FILES... reads the --out files of all M shards of one run, checks that they
+belong together (the same seeds, scenarios, faults and planted bug; each shard once; every
+seed once; each file complete) and prints the report, text or --json, that one run of all
+N seeds with --keep-going prints, saving the first new violation the same way. Each
+problem is named on a line of its own (exit 2). deploy/README.md runs the shards as a
+Kubernetes Indexed Job.
+
+Exit codes: 0 no new violation, 2 bad input, 3 the --out file could not be written, 129 a
+violation was found, 130 or 143 stopped by SIGINT or SIGTERM (no --out file is left).
 
 Usage: npm run sim -- explore FILE --exhaustive [--crashes N] [--store-faults N]
          [--partitions N] [--delays N] [--delay-ms MS] [--fault-ms MS] [--max-depth D]
