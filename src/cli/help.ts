@@ -30,9 +30,9 @@ without its extension (see 'list').
 Options:
   --json               print exactly one JSON document on stdout (docs/json-output.md)
   --seed N             override the scenario's seed (integer 0..4294967295)
+                       (it changes a run only where the scenario draws: model.jitter)
   --plant-bug NAME     switch on a deliberate bug (core/util/bugs.ts), to replay a path
                        explore found with it (docs/checking.md)
-                       (it changes a run only where the scenario draws: model.jitter)
   --store memory|fs|s3 where tiered objects go: memory (default), a directory, or S3
   --dir PATH           with --store fs: the directory (objects in Kafka's segment format)
   --bucket NAME        with --store s3: the bucket (credentials: the AWS SDK's default chain)
