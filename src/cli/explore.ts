@@ -179,7 +179,7 @@ function printReport(json: boolean, say: (s: string) => void, io: Io, report: Ex
     }
     // The finding is still printed below; only its saved copy is missing.
     if (bad !== null) io.err(`explore: could not save the failing run: ${bad}`);
-    replay = { file, command: `npm run sim -- run ${file} --seed ${f.seed}`, url: `http://localhost:5173/?${encodeUrlState({ source: text, seed: f.seed, actions: [] })}` };
+    replay = { file, command: `npm run sim -- run ${file} --seed ${f.seed}${ctx.plantBug !== null ? ` --plant-bug ${ctx.plantBug}` : ''}`, url: `http://localhost:5173/?${encodeUrlState({ source: text, seed: f.seed, actions: [] })}` };
   }
   if (json) {
     say(
@@ -225,7 +225,7 @@ function printReport(json: boolean, say: (s: string) => void, io: Io, report: Ex
     say(`saved the run as ${replay!.file}`);
     say(`replay: ${replay!.command}`);
     say(`watch:  npm start, then open ${replay!.url}`);
-    if (ctx.plantBug !== null) say(`(the planted bug ${ctx.plantBug} is not in the saved file: run and the walkthrough replay the faults without it)`);
+    if (ctx.plantBug !== null) say(`(the planted bug ${ctx.plantBug} is not in the saved file: run replays it with --plant-bug, as above; the walkthrough never plants a bug, so it shows the faults without it)`);
   }
   return f === null ? EXIT.ok : EXIT.violation;
 }
