@@ -56,7 +56,12 @@ export type WalReplicaEvent =
   | { type: 'wal.stopped' }
   | { type: 'wal.chunkPublished'; chunk: WalChunkRef }
   | { type: 'wal.leaderEpoch'; leaderEpoch: number }
-  | { type: 'wal.logChanged'; logEndOffset: number }
+  /**
+   * The log changed by another path. After a truncation (`rewound`) the replica reads the
+   * retained metadata again from its new log end, as a consumer of the WAL metadata topic
+   * seeks back: chunks it dropped as already applied may be needed again.
+   */
+  | { type: 'wal.logChanged'; logEndOffset: number; rewound?: WalChunkRef[] }
   | { type: 'wal.chunkRead'; requestId: number; ok: boolean; error: string | null }
   | { type: 'wal.retry'; timerId: number }
   | { type: 'wal.syncTail' };
@@ -114,7 +119,12 @@ export const walReplicaMachine = setup({
   initial: 'inactive',
   on: {
     'wal.stopped': { target: '.inactive', actions: assign({ chunks: [], current: null, awaiting: -1, syncing: false, retries: 0 }) },
-    'wal.logChanged': { actions: assign(({ context, event }) => ({ logEndOffset: event.logEndOffset, chunks: keep(context.chunks, event.logEndOffset) })) },
+    'wal.logChanged': {
+      actions: assign(({ context, event }) => {
+        const again = (event.rewound ?? []).filter((k) => (k.leaderEpoch >= context.leaderEpoch || bugOn('acceptStaleWalChunk')) && !context.chunks.some((c) => c.id === k.id));
+        return { logEndOffset: event.logEndOffset, chunks: keep([...context.chunks, ...again], event.logEndOffset) };
+      }),
+    },
     'wal.chunkPublished': [
       {
         guard: ({ context, event }) => event.chunk.leaderEpoch < context.leaderEpoch && !bugOn('acceptStaleWalChunk'),

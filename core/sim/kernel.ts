@@ -33,7 +33,7 @@ import { setUpPartitions, initialState, startCluster } from './setup.js';
 import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState } from './state.js';
 import { onAuxStateRead, onRemoteSegmentLookup, onSegmentObjectDone, setRemoteSegmentState } from './tiering.js';
 import type { Endpoint, TraceEntry } from './trace.js';
-import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone } from './wal.js';
+import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone, retainedChunks } from './wal.js';
 
 /** The params of an effect that names none (never written to). */
 const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({});
@@ -115,7 +115,10 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
   walChunkDelivered: onWalChunkDelivered,
   walLogChanged: (k, ev) => {
     if (!k.state.brokers[ev.broker].alive) return;
-    k.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.logChanged', logEndOffset: logEndOffset(replica(k.state, ev.key, ev.broker).log) });
+    const end = logEndOffset(replica(k.state, ev.key, ev.broker).log);
+    // Below what the replica's WAL machine knew: a truncation; it reads the metadata again from there.
+    const knew = (k.machineSnapshot(ev.broker, ev.key, 'walReplica')?.context as { logEndOffset?: number } | undefined)?.logEndOffset ?? 0;
+    k.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.logChanged', logEndOffset: end, ...(end < knew ? { rewound: retainedChunks(k.state, ev.key) } : {}) });
   },
   fetchWaitExpired: (k, ev) => {
     const parked = takeParked(k.state.partitions[ev.key], ev.msgId);

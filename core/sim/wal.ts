@@ -18,7 +18,7 @@ import { chunkRef, combinerFacts, replica, tiered, walEnabled } from './facts.js
 import { hopMs, networkJittered } from './jitter.js';
 import { appendAsFollower, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, type KernelEventOf, type WalState } from './state.js';
+import { BROKER_KEY, type KernelEventOf, type KernelState, type WalState } from './state.js';
 import { firstNotBefore } from '../util/bisect.js';
 
 /** The combiner's flush: one object with every led WAL partition's new batches. */
@@ -313,17 +313,22 @@ export function deleteOrphans(s: Sim, broker: number): void {
   }
 }
 
-/** A follower of a WAL partition starts reading chunks from the retained metadata. */
-export function startWalReplica(s: Sim, broker: number, key: string): void {
-  const state = s.state;
-  if (!walEnabled(state, key)) return;
-  const part = state.partitions[key];
+/** The partition's chunks in the retained WAL metadata, oldest first. */
+export function retainedChunks(state: KernelState, key: string): WalChunkRef[] {
   const chunks: WalChunkRef[] = [];
   for (const id of state.wal.metadata) {
     const c = state.wal.chunks[String(id)];
     if (c !== undefined && c.key === key) chunks.push(chunkRef(c));
   }
-  s.deliver(broker, key, 'walReplica', { type: 'wal.started', leaderEpoch: part.leaderEpoch, logEndOffset: logEndOffset(replica(state, key, broker).log), chunks });
+  return chunks;
+}
+
+/** A follower of a WAL partition starts reading chunks from the retained metadata. */
+export function startWalReplica(s: Sim, broker: number, key: string): void {
+  const state = s.state;
+  if (!walEnabled(state, key)) return;
+  const part = state.partitions[key];
+  s.deliver(broker, key, 'walReplica', { type: 'wal.started', leaderEpoch: part.leaderEpoch, logEndOffset: logEndOffset(replica(state, key, broker).log), chunks: retainedChunks(state, key) });
 }
 
 /** A metadata record reaches a follower broker. */
