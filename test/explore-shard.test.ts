@@ -83,7 +83,10 @@ describe('shares of the seed space', () => {
     expect(bad('auto/3', { AWS_BATCH_JOB_ARRAY_INDEX: 'one' })).toThrow('--shard auto/3: AWS_BATCH_JOB_ARRAY_INDEX is "one", not a whole number');
     expect(() => parseFlags(['--plant-bug', 'offByOne'], 'explore')).toThrow(/^--plant-bug expects one of deleteBeforeUpload, skipAuxState, .*acceptStaleWalChunk \(core\/util\/bugs.ts\), got "offByOne"$/);
     expect(parseFlags(['--plant-bug', 'hwWithoutIsr', '--out', 'x.jsonl', '--keep-going'], 'explore')).toMatchObject({ plantBug: 'hwWithoutIsr', out: 'x.jsonl', keepGoing: true });
-    for (const opt of ['--shard', '--plant-bug', '--keep-going']) expect(() => parseFlags([opt, '0/1'], 'run')).toThrow(`unknown option ${opt}`);
+    for (const opt of ['--shard', '--keep-going']) expect(() => parseFlags([opt, '0/1'], 'run')).toThrow(`unknown option ${opt}`);
+    // run takes --plant-bug too (a path found with a planted bug replays with it); compare does not.
+    expect(parseFlags(['--plant-bug', 'hwWithoutIsr'], 'run')).toMatchObject({ plantBug: 'hwWithoutIsr' });
+    expect(() => parseFlags(['--plant-bug', 'hwWithoutIsr'], 'compare')).toThrow('unknown option --plant-bug');
   });
 
   test('bad shard options through the CLI: one line, exit 2, no stack', async () => {
