@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     root,
     include: ['test/**/*.test.ts'],
+    // The real-S3 suite starts a Ceph cluster: `npm run test:s3-real` (vitest.s3-real.config.ts).
+    exclude: ['test/s3-real/**', '**/node_modules/**'],
     environment: 'node',
     testTimeout: 60000,
     reporters: ['default', 'json'],

@@ -335,9 +335,21 @@ export class S3ObjectStore implements ObjectStoreBackend {
           forgetIndex(this.indexes, req.key);
           return { ok: true, bytes: 0 };
         case 'list': {
-          const out = await this.call((abortSignal) => this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix) }), { abortSignal }));
+          // ListObjectsV2 answers at most 1,000 keys a page (AWS and Ceph RGW alike): every
+          // page is asked for, following NextContinuationToken, so a listing is never cut short.
           const strip = this.keyOf(req.store, '');
-          return { ok: true, bytes: 0, keys: (out.Contents ?? []).map((c) => (c.Key ?? '').slice(strip.length)).sort() };
+          const keys: string[] = [];
+          let token: string | undefined;
+          for (;;) {
+            const page = await this.call((abortSignal) =>
+              this.client.send(new ListObjectsV2Command({ Bucket, Prefix: this.keyOf(req.store, req.prefix), ...(token !== undefined ? { ContinuationToken: token } : {}) }), { abortSignal }),
+            );
+            for (const c of page.Contents ?? []) keys.push((c.Key ?? '').slice(strip.length));
+            if (page.IsTruncated !== true) break;
+            if (page.NextContinuationToken === undefined || page.NextContinuationToken === token) throw new Error(`ListObjectsV2 of ${Bucket} said more keys follow but gave no new continuation token`);
+            token = page.NextContinuationToken;
+          }
+          return { ok: true, bytes: 0, keys: keys.sort() };
         }
       }
     } catch (e) {
