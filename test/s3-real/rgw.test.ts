@@ -189,3 +189,31 @@ describe.skipIf(real.cephDir === null)('Ceph RGW: what the model counts against 
     expect(server.bytesSent).toBe(s.stats.bytesGot);
   });
 });
+
+describe.skipIf(real.cephDir === null)('Ceph RGW: a consumer read in the middle of a segment', () => {
+  test('sends the Range the offset index gives: RGW sends those bytes and no more', async () => {
+    const b = await bucket('tierscope-range');
+    const writer = store(b, '');
+    const { k } = await runOn('kip1023-promoted-follower-remote-reads', writer);
+    writer.destroy();
+    const seg = k.state.partitions['orders-0'].remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.batchIndex.length >= 4)!;
+    // Batches 1 and 2 of the segment: a range inside it, neither at its start nor at its end.
+    const [b1, b2] = [seg.batchIndex[1], seg.batchIndex[2]];
+    const before = await usage(b);
+    const cold = store(b, '');
+    const res = await cold.executeAsync({ op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [b1[2], b2[2] + b2[3] - 1], offsets: [b1[0], b2[1]] });
+    expect(res.ok).toBe(true);
+    expect(cold.stats).toMatchObject({ gets: 1, rangedGets: 1, indexFetches: 1 });
+    // The offset index (8 bytes a batch) says where batch 1 starts and batch 3 begins.
+    const indexBytes = seg.batchIndex.length * 8;
+    const rangeBytes = cold.stats.bytesGot - indexBytes;
+    cold.destroy();
+    const after = await usage(b);
+    expect(after.get_obj.successful_ops - (before.get_obj?.successful_ops ?? 0)).toBe(2);
+    expect(after.get_obj.bytes_sent - (before.get_obj?.bytes_sent ?? 0)).toBe(indexBytes + rangeBytes);
+    // Two batches' worth of file bytes (headers included), not the rest of the segment.
+    expect(rangeBytes).toBeGreaterThanOrEqual(b1[3] + b2[3]);
+    expect(rangeBytes).toBeLessThan(((b1[3] + b2[3]) * 102) / 100);
+    console.log(`a read of batches [${b1[0]}, ${b2[1]}] in a ${seg.batchIndex.length}-batch segment: RGW sent ${indexBytes} index bytes and a ${rangeBytes}-byte range (the model's bytes: ${b1[3] + b2[3]})`);
+  });
+});
