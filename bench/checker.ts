@@ -15,7 +15,7 @@ import { exhaustive } from '../core/check/exhaustive.js';
 import { FAULT_KINDS } from '../core/check/faults.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
-import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
+import { BUGS, BUG_SCENARIOS, type BugName, withBugs } from '../core/util/bugs.js';
 import { explore } from '../src/explore.js';
 
 export interface CheckerSpec {
@@ -56,15 +56,6 @@ export interface CheckerFigures {
   bugs: BugFigure[];
 }
 
-/** Where each deliberate bug is looked for (test/exhaustive.test.ts holds the same table). */
-export const BUG_SCENARIOS: Record<BugName, string> = {
-  deleteBeforeUpload: 'rlm-upload-and-local-retention',
-  skipAuxState: 'kip1023-bootstrap',
-  noEpuoLsoClamp: 'kip1023-stale-epuo',
-  hwWithoutIsr: 'wal-stale-chunk-dropped',
-  kip1023ForNonEmpty: 'kip1023-bootstrap',
-  acceptStaleWalChunk: 'wal-stale-chunk-dropped',
-};
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');
 

@@ -3,7 +3,6 @@
  * choice points as data, the search over them, state hashing, liveness, counterexamples that
  * replay, and the deliberate bugs each found on a small bundled scenario.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,24 +13,16 @@ import { parseScenarioText } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
 import type { Chooser } from '../core/sim/choices.js';
 import { Kernel } from '../core/sim/kernel.js';
-import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
+import { BUGS, BUG_SCENARIOS, type BugName, withBugs } from '../core/util/bugs.js';
 import { decodeUrlState } from '../web/lib/url.js';
-import { ROOT, loadBundled } from './support/run.js';
+import { ROOT, cliIn, loadBundled } from './support/run.js';
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const cli = (args: string[], cwd: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const p = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+const cli = (args: string[], cwd: string) => cliIn(args, cwd);
 
 const bundled = readdirSync(join(ROOT, 'scenarios'))
   .filter((f) => f.endsWith('.yaml'))
@@ -221,14 +212,7 @@ describe('liveness', () => {
 });
 
 describe('deliberate bugs: each is found on a small bundled scenario, and its path replays', () => {
-  const where: Record<BugName, string> = {
-    deleteBeforeUpload: 'rlm-upload-and-local-retention',
-    skipAuxState: 'kip1023-bootstrap',
-    noEpuoLsoClamp: 'kip1023-stale-epuo',
-    hwWithoutIsr: 'wal-stale-chunk-dropped',
-    kip1023ForNonEmpty: 'kip1023-bootstrap',
-    acceptStaleWalChunk: 'wal-stale-chunk-dropped',
-  };
+  const where = BUG_SCENARIOS;
   test('every bug has a scenario', () => expect(Object.keys(where).sort()).toEqual(Object.keys(BUGS).sort()));
   test.each(Object.keys(BUGS) as BugName[])('%s', (bug) => {
     const r = withBugs([bug], () => exhaustive(loadBundled(where[bug]), where[bug], { bounds: { maxStates: 20000 }, stopAtFirst: true }));

@@ -3,7 +3,6 @@
  * --seeds 2000` is the full run. It finds nothing new on the model as it is, finds a
  * deliberate bug within a bounded number of seeds, and the run it saves replays it.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { parseScenarioText } from '../core/scenario/parse.js';
 import { Kernel } from '../core/sim/kernel.js';
 import { explore } from '../src/explore.js';
 import { decodeUrlState } from '../web/lib/url.js';
-import { ROOT, loadBundled } from './support/run.js';
+import { ROOT, cliIn, loadBundled } from './support/run.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -23,15 +22,7 @@ afterAll(() => {
 
 const small = ['kip1023-bootstrap', 'classic-two-rounds', 'wal-failover-chunks-in-flight', 'failover-during-bootstrap', 'steady-state-upload'].map((file) => ({ file, scenario: loadBundled(file) }));
 
-const cli = (args: string[], cwd: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const p = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+const cli = (args: string[], cwd: string) => cliIn(args, cwd);
 
 describe('fault schedules', () => {
   test('the same seed gives the same schedule; faults come in pairs that end them', () => {

@@ -17,6 +17,19 @@ export const BUGS = {
 
 export type BugName = keyof typeof BUGS;
 
+/**
+ * A small bundled scenario on which the exhaustive checker finds each bug
+ * (test/exhaustive.test.ts shows it; bench/checker.ts times it in both modes).
+ */
+export const BUG_SCENARIOS: Record<BugName, string> = {
+  deleteBeforeUpload: 'rlm-upload-and-local-retention',
+  skipAuxState: 'kip1023-bootstrap',
+  noEpuoLsoClamp: 'kip1023-stale-epuo',
+  hwWithoutIsr: 'wal-stale-chunk-dropped',
+  kip1023ForNonEmpty: 'kip1023-bootstrap',
+  acceptStaleWalChunk: 'wal-stale-chunk-dropped',
+};
+
 let active: ReadonlySet<BugName> = new Set();
 
 export function bugOn(name: BugName): boolean {

@@ -6,7 +6,7 @@
  * usage log counts; a consumer read in the middle of a segment gets the bytes the offset
  * index gives.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -15,7 +15,7 @@ import { MemoryObjectStore } from '../../core/ports/object-store.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { S3ObjectStore } from '../../src/stores/s3-store.js';
-import { ROOT, loadBundled } from '../support/run.js';
+import { ROOT, cliIn, loadBundled } from '../support/run.js';
 
 const real = inject('realS3');
 const bundled = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
@@ -52,15 +52,7 @@ async function runOn(name: string, s: S3ObjectStore): Promise<{ k: Kernel; setup
   return { k, setupPuts };
 }
 
-const cli = (args: string[], env: Record<string, string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const p = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), ...args], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+const cli = (args: string[], env: Record<string, string>) => cliIn(args, ROOT, env);
 
 interface Category {
   category: string;

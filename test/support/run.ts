@@ -1,4 +1,5 @@
 /** Test helpers: load a bundled scenario, run it, and pick trace entries. */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScenarioText } from '../../core/scenario/parse.js';
@@ -56,4 +57,16 @@ export function replicaOf(json: RunJson, broker: number) {
   const r = json.partitions[0].replicas.find((x) => x.broker === broker);
   if (!r) throw new Error(`no replica on broker ${broker}`);
   return r;
+}
+
+/** The CLI in a child process (tsx), in `cwd`: its exit code and what it printed. */
+export function cliIn(args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.stderr.on('data', (d) => (stderr += d));
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
