@@ -147,7 +147,9 @@ violation with its shortest path (breadth-first), saved in explore-failures/ as 
 that run replays (its faults in the timeline, its answers pinned in choices) with a
 walkthrough URL. --max-depth and --max-states bound the search (default 100000 and
 2000000). --plant-bug NAME switches on one deliberate bug (core/util/bugs.ts) to check
-the checker: ${Object.keys(BUGS).join(', ')}.
+the checker; NAME is one of:
+  ${Object.keys(BUGS).slice(0, 3).join(', ')},
+  ${Object.keys(BUGS).slice(3).join(', ')}.
 Exit codes: 0 no new violation, 2 bad input, 129 a new violation was found.`,
   report: `Usage: npm run sim -- report FILE [--format md|mermaid|svg|json] [options]
 
