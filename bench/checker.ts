@@ -8,15 +8,13 @@
  *
  *   node --import tsx bench/checker.ts '{"scenarios": ["kip1023-bootstrap"], "bugs": true}'
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exhaustive } from '../core/check/exhaustive.js';
 import { FAULT_KINDS } from '../core/check/faults.js';
-import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
 import { BUGS, BUG_SCENARIOS, type BugName, withBugs } from '../core/util/bugs.js';
 import { explore } from '../src/explore.js';
+import { loadScenario } from '../src/cli/scenarios.js';
 
 export interface CheckerSpec {
   /** Scenarios exhausted with one crash and one store fault (the first is the budget's). */
@@ -57,10 +55,9 @@ export interface CheckerFigures {
 }
 
 
-const root = resolve(fileURLToPath(import.meta.url), '../..');
-
+/** A bundled scenario by name (the CLI's loader, which resolves bundled names). */
 function load(name: string): Scenario {
-  const r = parseScenarioText(readFileSync(join(root, 'scenarios', `${name}.yaml`), 'utf8'), `${name}.yaml`);
+  const r = loadScenario(name);
   if (!r.ok) throw new Error(`${name} is not valid`);
   return r.scenario;
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { DEFAULT_BOUNDS, exhaustive, followersInIsr, pathScenario, replays } from '../core/check/exhaustive.js';
+import { exhaustive, followersInIsr, pathScenario, replays } from '../core/check/exhaustive.js';
 import { canonicalForm, stateKey } from '../core/check/state-key.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
@@ -189,12 +189,12 @@ describe('exhaustive search', () => {
     const s = loadBundled('kip1023-bootstrap');
     const path = pathScenario(s, [{ kind: 'fault', at: 68, action: { kind: 'crash', broker: 1 }, endAt: 1068, end: { kind: 'restart', broker: 1 } }], 'p');
     expect(path.timeline.map((e) => `${e.at}:${e.action.kind}`)).toEqual(['68:crash', '1068:restart']);
-    expect(replays(path, 'followerEpochsMatchLeader', DEFAULT_BOUNDS)).toBe(true);
+    expect(replays(path, 'followerEpochsMatchLeader')).toBe(true);
   });
 });
 
 function replayedWith(bugs: BugName[], s: Parameters<typeof replays>[0], invariant: string): boolean {
-  return withBugs(bugs, () => replays(s, invariant, DEFAULT_BOUNDS));
+  return withBugs(bugs, () => replays(s, invariant));
 }
 
 describe('liveness', () => {

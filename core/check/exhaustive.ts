@@ -31,7 +31,6 @@ import type { ChoiceKind, Chooser } from '../sim/choices.js';
 import { peek } from '../sim/event-queue.js';
 import { Kernel } from '../sim/kernel.js';
 import type { Checkpoint, KernelState } from '../sim/state.js';
-import type { TraceEntry } from '../sim/trace.js';
 import { knownFinding } from './findings.js';
 import { stateKey } from './state-key.js';
 
@@ -92,6 +91,8 @@ interface Node {
   used: Used;
   /** Held while the state waits to be expanded. */
   cp: Checkpoint | null;
+  /** The visited set's key: the state's hash and the faults used. */
+  key: string;
   violations: number;
 }
 
@@ -163,7 +164,8 @@ export function exhaustive(given: Scenario, file: string, options: ExhaustiveOpt
   const visited = new Set<string>();
   const found = new Map<string, FoundViolation>();
   const violationStates: Record<string, number> = {};
-  const liveness = new Map<string, boolean>();
+  /** End states already settled for the liveness check (equal ones are judged once). */
+  const settled = new Set<string>();
   let explored = 0;
   let maxDepth = 0;
   let cutByDepth = 0;
@@ -175,8 +177,10 @@ export function exhaustive(given: Scenario, file: string, options: ExhaustiveOpt
   const restore = (cp: Checkpoint, chooser?: Chooser) => Kernel.restore(scenario, cp, { checkEveryPartition: true, ...(chooser ? { chooser } : {}) });
 
   const root = new Kernel(scenario, { checkEveryPartition: true });
-  const rootNode: Node = { parent: null, via: null, depth: 0, used: { crashes: 0, partitions: 0, storeFaults: 0, delays: 0 }, cp: root.checkpoint(), violations: 0 };
-  visited.add(keyOf(rootNode.cp!, rootNode.used));
+  const rootUsed: Used = { crashes: 0, partitions: 0, storeFaults: 0, delays: 0 };
+  const rootCp = root.checkpoint();
+  const rootNode: Node = { parent: null, via: null, depth: 0, used: rootUsed, cp: rootCp, key: keyOf(rootCp, rootUsed), violations: 0 };
+  visited.add(rootNode.key);
   const frontier: Node[] = [rootNode];
   let head = 0;
   const report = (): void => {
@@ -187,7 +191,7 @@ export function exhaustive(given: Scenario, file: string, options: ExhaustiveOpt
   const reach = (parent: Node, k: Kernel, via: Transition, used: Used): void => {
     explored++;
     const cp = k.release();
-    const node: Node = { parent, via, depth: parent.depth + 1, used, cp, violations: k.state.violations.length };
+    const node: Node = { parent, via, depth: parent.depth + 1, used, cp, key: keyOf(cp, used), violations: k.state.violations.length };
     const fresh = k.state.violations.slice(parent.violations);
     let stopHere = false;
     for (const v of fresh) {
@@ -195,11 +199,10 @@ export function exhaustive(given: Scenario, file: string, options: ExhaustiveOpt
       const id = known ?? v.invariant;
       violationStates[id] = (violationStates[id] ?? 0) + 1;
       if (known === null) stopHere = true;
-      if (!found.has(id)) found.set(id, foundViolation(scenario, node, v, known, explored, seconds(), b));
+      if (!found.has(id)) found.set(id, foundViolation(scenario, node, v, known, explored, seconds()));
     }
-    const key = keyOf(cp, used);
-    if (visited.has(key)) return;
-    visited.add(key);
+    if (visited.has(node.key)) return;
+    visited.add(node.key);
     if (node.depth > maxDepth) maxDepth = node.depth;
     // A new violation ends its path: what follows would only repeat it.
     if (stopHere) {
@@ -222,19 +225,15 @@ export function exhaustive(given: Scenario, file: string, options: ExhaustiveOpt
     const next = peek(cp.state.queue);
     if (next === undefined || next.at > scenario.until) {
       ends++;
-      const key = keyOf(cp, node.used);
-      let ok = liveness.get(key);
-      if (ok === undefined) {
-        const r = checkLiveness(scenario, cp, b);
-        if (r.judged) judged++;
-        ok = r.problem === null;
-        liveness.set(key, ok);
-        if (r.problem !== null && !found.has(LIVENESS)) {
-          violationStates[LIVENESS] = (violationStates[LIVENESS] ?? 0) + 1;
-          found.set(LIVENESS, foundViolation(settleScenario(scenario, b), node, { invariant: LIVENESS, message: r.problem, atMs: r.atMs }, null, explored, seconds(), b));
-          if (options.stopAtFirst) stopNow = true;
-        } else if (r.problem !== null) violationStates[LIVENESS] = (violationStates[LIVENESS] ?? 0) + 1;
-      }
+      if (settled.has(node.key)) continue;
+      settled.add(node.key);
+      const r = checkLiveness(scenario, cp, b);
+      if (r.judged) judged++;
+      if (r.problem === null) continue;
+      violationStates[LIVENESS] = (violationStates[LIVENESS] ?? 0) + 1;
+      if (found.has(LIVENESS)) continue;
+      found.set(LIVENESS, foundViolation(settleScenario(scenario, b), node, { invariant: LIVENESS, message: r.problem, atMs: r.atMs }, null, explored, seconds()));
+      if (options.stopAtFirst) stopNow = true;
       continue;
     }
     if (node.depth >= b.maxDepth) {
@@ -242,7 +241,7 @@ export function exhaustive(given: Scenario, file: string, options: ExhaustiveOpt
       continue;
     }
     // One step, under every answer to its choice points.
-    for (const answers of stepAnswers(cp, node.used, b, restore)) {
+    for (const answers of stepAnswers(node.used, b)) {
       if (stopNow) break;
       const k = restore(cp, answers.chooser);
       k.step();
@@ -297,7 +296,7 @@ interface Answers {
  * the defaults after it, and so on (the points after an answer can differ, so each vector
  * is learnt by running it).
  */
-function* stepAnswers(cp: Checkpoint, used: Used, b: ExhaustiveBounds, restore: (cp: Checkpoint, c?: Chooser) => Kernel): Generator<Answers> {
+function* stepAnswers(used: Used, b: ExhaustiveBounds): Generator<Answers> {
   const pending: number[][] = [[]];
   while (pending.length > 0) {
     const prefix = pending.pop()!;
@@ -327,8 +326,6 @@ function* stepAnswers(cp: Checkpoint, used: Used, b: ExhaustiveBounds, restore: 
       else if (kind === 'storeFault' && budget.storeFaults > 0) pending.push([...base, 1]);
     }
   }
-  void cp;
-  void restore;
 }
 
 /** The faults that may start at `at`, with their ends. */
@@ -436,7 +433,6 @@ function foundViolation(
   known: string | null,
   explored: number,
   secs: number,
-  b: ExhaustiveBounds,
 ): FoundViolation {
   const path = pathOf(node);
   const scenario = pathScenario(s, path, `${s.name} (counterexample: ${v.invariant})`);
@@ -451,19 +447,15 @@ function foundViolation(
     scenario,
     foundAfterStates: explored,
     foundAfterSeconds: Math.round(secs * 100) / 100,
-    replayed: replays(scenario, v.invariant, b),
+    replayed: replays(scenario, v.invariant),
   };
 }
 
 /** The saved path, run from the start with its pinned choices, breaks the same invariant (or, for liveness, leaves the follower out). */
-export function replays(s: Scenario, invariant: string, b: Pick<ExhaustiveBounds, 'settleMs'>): boolean {
+export function replays(s: Scenario, invariant: string): boolean {
   const k = new Kernel(s);
   k.runToEnd();
   if (k.pinned !== null && k.pinned.mismatches.length > 0) return false;
   if (invariant === LIVENESS) return followersInIsr(k).problem !== null;
-  void b;
   return k.state.violations.some((v) => v.invariant === invariant);
 }
-
-/** The trace type re-exported for callers that classify findings. */
-export type { TraceEntry };

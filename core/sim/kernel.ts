@@ -327,6 +327,7 @@ export class Kernel implements Sim {
     let ev = next.ev;
     if (this.chooser === null) pop(this.state.queue);
     else {
+      // Choice points are numbered within their step; outside a step none is asked.
       this.stepUnderWay = this.state.stepCount + 1;
       this.choiceN = 0;
       const chosen = this.chooseDue();
@@ -335,11 +336,8 @@ export class Kernel implements Sim {
     }
     this.state.nowMs = next.at;
     this.state.stepCount++;
-    try {
-      (HANDLERS[ev.kind] as (k: Kernel, ev: KernelEvent) => void)(this, ev);
-    } finally {
-      this.stepUnderWay = 0;
-    }
+    (HANDLERS[ev.kind] as (k: Kernel, ev: KernelEvent) => void)(this, ev);
+    this.stepUnderWay = 0;
     this.checkTouched();
     return true;
   }

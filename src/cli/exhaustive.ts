@@ -4,23 +4,18 @@
  * violation with its shortest path saved as a scenario that `run` replays and a walkthrough
  * URL that animates. Exit codes: 0 no new violation, 2 bad input, 129 a new violation.
  */
-import { mkdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { type ExhaustiveReport, type FoundViolation, DEFAULT_BOUNDS, exhaustive } from '../../core/check/exhaustive.js';
+import { basename } from 'node:path';
+import { type ExhaustiveReport, type FoundViolation, exhaustive } from '../../core/check/exhaustive.js';
 import { KNOWN_FINDINGS } from '../../core/check/findings.js';
 import { toScenarioFile } from '../../core/scenario/serialize.js';
 import { type BugName, withBugs } from '../../core/util/bugs.js';
-import { encodeUrlState } from '../../web/lib/url.js';
 import { EXIT } from './exit.js';
 import { type Flags, type Io, UsageError } from './flags.js';
-import { writeWhole } from './output-file.js';
+import { type Replay, saveReplay } from './replay-file.js';
 import { loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 
 /** Where a counterexample is saved, and how to replay and watch it. */
-interface Saved {
-  file: string;
-  command: string;
-  url: string;
+interface Saved extends Replay {
   /** Why it could not be saved (it is still printed). */
   problem?: string;
 }
@@ -61,22 +56,14 @@ export function cmdExhaustive(flags: Flags, io: Io): number {
 }
 
 function save(name: string, v: FoundViolation, seed: number | undefined, bugs: BugName[]): Saved {
-  const file = join('explore-failures', `${name}-exhaustive-${v.known ?? v.invariant}${bugs.length > 0 ? `-with-${bugs[0]}` : ''}.json`);
-  const text = JSON.stringify(toScenarioFile(v.scenario), null, 2);
-  const out: Saved = {
-    file,
-    command: `npm run sim -- run ${file}${seed !== undefined ? ` --seed ${seed}` : ''}${bugs.length > 0 ? ` --plant-bug ${bugs[0]}` : ''}`,
+  const { replay, problem } = saveReplay(`${name}-exhaustive-${v.known ?? v.invariant}${bugs.length > 0 ? `-with-${bugs[0]}` : ''}`, toScenarioFile(v.scenario), {
+    ...(seed !== undefined ? { seed } : {}),
+    urlSeed: seed ?? v.scenario.seed,
+    plantBug: bugs[0] ?? null,
     // The walkthrough never plants a bug: a path that needs one has no URL.
-    url: bugs.length > 0 ? '' : `http://localhost:5173/?${encodeUrlState({ source: text, seed: seed ?? v.scenario.seed, actions: [] })}`,
-  };
-  try {
-    mkdirSync('explore-failures', { recursive: true });
-    const bad = writeWhole(file, text + '\n');
-    if (bad !== null) out.problem = bad;
-  } catch (e) {
-    out.problem = `explore-failures cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
-  }
-  return out;
+    url: bugs.length === 0,
+  });
+  return { ...replay, ...(problem !== null ? { problem } : {}) };
 }
 
 function jsonReport(r: ExhaustiveReport, saved: Saved[], bugs: BugName[]) {
@@ -141,4 +128,3 @@ function printReport(io: Io, r: ExhaustiveReport, saved: Saved[], bugs: BugName[
   if (!r.violations.some((v) => v.known === null)) io.out('no new violation');
 }
 
-export { DEFAULT_BOUNDS };

@@ -6,7 +6,6 @@
  * do not belong together), 3 the --out file could not be written, 129 a new violation,
  * 130/143 stopped by SIGINT/SIGTERM.
  */
-import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Scenario } from '../../core/scenario/types.js';
 import { type ExploreReport, explore, failed, shardSize } from '../explore.js';
@@ -15,13 +14,13 @@ import { FAULT_KINDS, type FaultKind, withFaults } from '../../core/check/faults
 import { KNOWN_FINDINGS } from '../../core/check/findings.js';
 import { BUGS, type BugName } from '../../core/util/bugs.js';
 import { toScenarioFile } from '../../core/scenario/serialize.js';
-import { encodeUrlState } from '../../web/lib/url.js';
 import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
 import { type Flags, type Io, UsageError } from './flags.js';
 import { SCENARIO_DIR, listScenarios, loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
-import { checkOutputPath, writeWhole } from './output-file.js';
+import { checkOutputPath } from './output-file.js';
 import { cmdExhaustive } from './exhaustive.js';
+import { saveReplay } from './replay-file.js';
 
 export async function cmdExplore(flags: Flags, io: Io): Promise<number> {
   if (flags.help) return io.out(HELP.explore), EXIT.ok;
@@ -168,18 +167,10 @@ function printReport(json: boolean, say: (s: string) => void, io: Io, report: Ex
   const f = report.failure;
   let replay: { file: string; command: string; url: string } | null = null;
   if (f !== null) {
-    const file = join('explore-failures', `${f.scenario}-seed-${f.seed}.json`);
-    const text = JSON.stringify(failureFile(f), null, 2);
-    let bad: string | null;
-    try {
-      mkdirSync('explore-failures', { recursive: true });
-      bad = writeWhole(file, text + '\n');
-    } catch (e) {
-      bad = `explore-failures cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
-    }
+    const saved = saveReplay(`${f.scenario}-seed-${f.seed}`, failureFile(f), { seed: f.seed, urlSeed: f.seed, plantBug: ctx.plantBug, url: true });
     // The finding is still printed below; only its saved copy is missing.
-    if (bad !== null) io.err(`explore: could not save the failing run: ${bad}`);
-    replay = { file, command: `npm run sim -- run ${file} --seed ${f.seed}${ctx.plantBug !== null ? ` --plant-bug ${ctx.plantBug}` : ''}`, url: `http://localhost:5173/?${encodeUrlState({ source: text, seed: f.seed, actions: [] })}` };
+    if (saved.problem !== null) io.err(`explore: could not save the failing run: ${saved.problem}`);
+    replay = saved.replay;
   }
   if (json) {
     say(
