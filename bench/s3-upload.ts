@@ -13,7 +13,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import type { RecordBatch } from '../core/domain/partition-log.js';
 import type { StoredObject } from '../core/ports/object-store.js';
-import { OffsetIndexCache, encodeObject } from '../src/stores/kafka-objects.js';
+import { encodeObject } from '../src/stores/kafka-objects.js';
 import { S3ObjectStore } from '../src/stores/s3-store.js';
 import { hideNodeVersionWarning } from '../src/node-warnings.js';
 
@@ -66,7 +66,7 @@ export async function measureS3Upload(options: S3UploadOptions = {}): Promise<S3
   const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: CREDS });
   const objects = Array.from({ length: SEGMENTS }, (_, i) => segment(i * RECORDS));
   // The raw side sends bytes encoded beforehand; the adapter encodes as it goes.
-  const encoded = objects.map((o, i) => encodeObject(key(i), o, new OffsetIndexCache()));
+  const encoded = objects.map((o, i) => encodeObject(key(i), o));
   const bytes = encoded.reduce((n, b) => n + b.length, 0);
   const adapterMs: number[] = [];
   const rawMs: number[] = [];

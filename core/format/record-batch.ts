@@ -1,8 +1,10 @@
 /**
  * Kafka's on-disk and on-wire RecordBatch v2 (magic 2): what a segment's `.log` file holds,
  * and so what a remote storage plugin uploads. Encodes the model's batches (whose records
- * are not stored one by one) with deterministic record values of the modelled size, and
- * decodes them back, checking the CRC-32C. No compression, no transactions, no headers.
+ * are not stored one by one) with deterministic record values, each batch exactly as many
+ * bytes as the model gives it, and decodes them back, checking the CRC-32C. No compression,
+ * no transactions, no headers; a record's key is null unless one or two key bytes are
+ * needed to make its size exact.
  *
  * Layout: baseOffset int64, batchLength int32, partitionLeaderEpoch int32, magic int8,
  * crc uint32 (CRC-32C of everything after it), attributes int16, lastOffsetDelta int32,
@@ -113,22 +115,66 @@ function varintSize(v: number): number {
   return n;
 }
 
-export interface EncodeOptions {
-  /** Bytes of each record's value. */
-  valueBytes: number;
+/**
+ * The smallest record for offset delta `i`: length, attributes, timestamp delta, offset
+ * delta, a null key, an empty value and no headers.
+ */
+function minRecordSize(i: number): number {
+  return 1 + 1 + 1 + varintSize(i) + 1 + 1 + 1;
 }
 
-/** Bytes of one record of a batch: its length varint and body. */
-function recordSize(i: number, vb: number): number {
-  const body = 1 + 1 + varintSize(i) + 1 + varintSize(vb) + vb + 1;
-  return varintSize(body) + body;
-}
-
-/** Bytes of a batch of `count` records of `vb` value bytes. */
-export function batchSize(count: number, vb: number): number {
+/** The fewest bytes a RecordBatch v2 of `count` records can take (a model batch must be at least this big to be written). */
+export function minBatchBytes(count: number): number {
   let size = BATCH_HEADER_BYTES;
-  for (let i = 0; i < count; i++) size += recordSize(i, vb);
+  for (let i = 0; i < count; i++) size += minRecordSize(i);
   return size;
+}
+
+/** Whether a record can total `size` bytes with its length varint as short as it can be (at 64 and 8192 bytes of body the varint grows, and one total is skipped). */
+function plainSize(size: number): boolean {
+  for (let body = size - 1; body >= size - 4 && body > 0; body--) if (varintSize(body) + body === size) return true;
+  return false;
+}
+
+/**
+ * How record `i` (its offset delta) fills exactly `size` bytes: a value of `vb` bytes, a key
+ * of `kb` bytes (0: a null key), and its length varint `extra` bytes longer than it needs to
+ * be. Varint lengths grow at 64 and 8192, so a value alone skips some body sizes: a one- or
+ * two-byte key closes the gap. The record's total skips a size where its length varint
+ * grows; the batch moves that byte to the next record, and only a batch's last record takes
+ * a one-byte-longer length varint (`extra`, which Kafka's varint reader accepts). Cached by
+ * size and the length of the offset delta's varint: a batch uses two or three layouts.
+ */
+const layouts = new Map<number, number>();
+function recordLayout(i: number, size: number): { vb: number; kb: number; extra: number } {
+  const d = varintSize(i);
+  const cacheKey = size * 8 + d;
+  const hit = layouts.get(cacheKey);
+  if (hit !== undefined) return { vb: Math.floor(hit / 8), kb: hit % 4, extra: (hit >> 2) & 1 };
+  for (let extra = 0; extra <= 1; extra++) {
+    for (let kb = 0; kb <= 2; kb++) {
+      const keyPart = kb === 0 ? 1 : varintSize(kb) + kb;
+      for (let body = size - 1 - extra; body >= size - 4 - extra && body > 0; body--) {
+        if (varintSize(body) + extra + body !== size) continue;
+        const rest = body - 3 - d - keyPart;
+        for (let vb = rest - 1; vb >= rest - 3 && vb >= 0; vb--) {
+          if (varintSize(vb) + vb !== rest) continue;
+          if (layouts.size > 4096) layouts.clear();
+          layouts.set(cacheKey, vb * 8 + extra * 4 + kb);
+          return { vb, kb, extra };
+        }
+      }
+    }
+  }
+  throw new Error(`no record of ${size} bytes for offset delta ${i}`);
+}
+
+/** Why a model batch cannot be written as RecordBatch v2 (too few bytes for its records), or null when it can. */
+export function unencodable(b: RecordBatch): string | null {
+  const count = b.lastOffset - b.baseOffset + 1;
+  const need = minBatchBytes(count);
+  const s = count === 1 ? '' : 's';
+  return b.bytes >= need ? null : `the batch at offset ${b.baseOffset} is ${b.bytes} bytes in the model, fewer than the ${need} a RecordBatch v2 of ${count} record${s} needs`;
 }
 
 /** The filler of a value of `vb` bytes (after its 8-byte offset) and how to skip it in a CRC. */
@@ -138,6 +184,7 @@ function fillerSkip(vb: number): CrcSkip {
   if (s === undefined) {
     const v = recordValue(0, vb);
     s = crc32cSkipOf(v.subarray(8));
+    if (skips.size > 4096) skips.clear();
     skips.set(vb, s);
   }
   return s;
@@ -153,12 +200,29 @@ function putVarint(buf: Uint8Array, pos: number, v: number): number {
   return pos;
 }
 
+/** `v` as a zigzag varint one byte longer than it needs (a continuation bit on its last byte, then a zero byte). */
+function putLongVarint(buf: Uint8Array, pos: number, v: number): number {
+  const end = putVarint(buf, pos, v);
+  buf[end - 1] |= 0x80;
+  buf[end] = 0;
+  return end + 1;
+}
+
+/** The byte of a record's key, when a key pads a record to its size. */
+const KEY_BYTE = 0x6b; // 'k'
+
 /**
- * Writes one batch at `at` in `w` (sized by the caller) and returns where it ends. The CRC
- * is fed as the bytes are written; each value's filler is the same block, so the CRC skips
- * it in four look-ups instead of reading it.
+ * Writes one batch at `at` in `w` (sized by the caller), exactly `b.bytes` bytes long, and
+ * returns where it ends. The model sizes a batch as it lies on disk, header included; its
+ * records share what the header leaves (each its smallest size, then an even share of the
+ * rest, the first few one byte more), so a file is byte for
+ * byte as big as the model says and every position the model computes is the file's.
+ * The CRC is fed as the bytes are written; a value's filler is the same block each time, so
+ * the CRC skips it in four look-ups instead of reading it.
  */
-function writeBatch(w: Writer, at: number, b: RecordBatch, vb: number): number {
+function writeBatch(w: Writer, at: number, b: RecordBatch): number {
+  const why = unencodable(b);
+  if (why !== null) throw new Error(why);
   const count = b.lastOffset - b.baseOffset + 1;
   const buf = w.buf;
   const view = w.view;
@@ -177,18 +241,33 @@ function writeBatch(w: Writer, at: number, b: RecordBatch, vb: number): number {
   view.setInt32(crcFrom + 32, b.baseSequence);
   view.setInt32(crcFrom + 36, count);
   let pos = crcFrom + 40;
-  const skip = vb > 8 ? fillerSkip(vb) : null;
-  if (skip !== null && fillerBlock.length < vb) recordValue(0, vb);
-  const filler = fillerBlock.subarray(8, Math.max(8, vb));
+  // Each record gets its smallest size, then an even share of what is left.
+  const spare = b.bytes - minBatchBytes(count);
+  const base = Math.floor(spare / count);
+  const rem = spare - base * count;
   let reg = 0xffffffff;
   let fed = crcFrom;
+  let carry = 0;
   for (let i = 0; i < count; i++) {
-    const body = 1 + 1 + varintSize(i) + 1 + varintSize(vb) + vb + 1;
-    pos = putVarint(buf, pos, body);
+    let size = minRecordSize(i) + (i < rem ? base + 1 : base) + carry;
+    carry = 0;
+    if (i + 1 < count && !plainSize(size)) {
+      size--;
+      carry = 1;
+    }
+    const { vb, kb, extra } = recordLayout(i, size);
+    const keyPart = kb === 0 ? 1 : varintSize(kb) + kb;
+    const body = 3 + varintSize(i) + keyPart + varintSize(vb) + vb;
+    if (extra === 0) pos = putVarint(buf, pos, body);
+    else pos = putLongVarint(buf, pos, body);
     buf[pos++] = 0; // attributes
     buf[pos++] = 0; // timestampDelta 0
     pos = putVarint(buf, pos, i); // offsetDelta
-    buf[pos++] = 1; // key length -1 (null)
+    if (kb === 0) buf[pos++] = 1; // key length -1 (null)
+    else {
+      pos = putVarint(buf, pos, kb);
+      for (let k = 0; k < kb; k++) buf[pos++] = KEY_BYTE;
+    }
     pos = putVarint(buf, pos, vb);
     const offset = b.baseOffset + i;
     const hi = Math.floor(offset / 0x100000000);
@@ -196,9 +275,10 @@ function writeBatch(w: Writer, at: number, b: RecordBatch, vb: number): number {
     const head = Math.min(8, vb);
     for (let k = 0; k < head; k++) buf[pos + k] = k < 4 ? (hi >>> (24 - 8 * k)) & 0xff : (lo >>> (56 - 8 * k)) & 0xff;
     pos += head;
-    if (skip !== null) {
+    if (vb > 8) {
+      const skip = fillerSkip(vb);
       reg = crc32cUpdate(reg, buf, fed, pos);
-      buf.set(filler, pos);
+      buf.set(fillerBlock.subarray(8, vb), pos);
       reg = crc32cSkip(reg, skip);
       pos += vb - 8;
       fed = pos;
@@ -211,41 +291,36 @@ function writeBatch(w: Writer, at: number, b: RecordBatch, vb: number): number {
   return pos;
 }
 
-/** One batch as RecordBatch v2 bytes (sized exactly, one allocation). */
-export function encodeBatch(b: RecordBatch, opts: EncodeOptions): Uint8Array {
-  const w = new Writer(batchSize(b.lastOffset - b.baseOffset + 1, opts.valueBytes));
-  writeBatch(w, 0, b, opts.valueBytes);
+/** One batch as RecordBatch v2 bytes: `b.bytes` of them, in one allocation. */
+export function encodeBatch(b: RecordBatch): Uint8Array {
+  const w = new Writer(b.bytes);
+  writeBatch(w, 0, b);
   return w.buf;
 }
 
 /**
  * Several batches, back to back, as in a segment's `.log` file, in one allocation; with the
- * byte position of each batch (what the segment's offset index records). `valueBytes` is
- * per batch when a function. `buffer(size)` may lend a buffer of at least `size` bytes to
- * write into instead (its old contents do not matter: every byte is written); the bytes
- * returned are then a view of it.
+ * byte position of each batch (what the segment's offset index records, and where the model
+ * puts it too). `buffer(size)` may lend a buffer of at least `size` bytes to write into
+ * instead (its old contents do not matter: every byte is written); the bytes returned are
+ * then a view of it.
  */
-export function encodeBatchesWithPositions(
-  batches: readonly RecordBatch[],
-  valueBytes: number | ((b: RecordBatch) => number),
-  buffer?: (size: number) => Uint8Array,
-): { bytes: Uint8Array; positions: number[] } {
-  const vbOf = typeof valueBytes === 'number' ? () => valueBytes : valueBytes;
+export function encodeBatchesWithPositions(batches: readonly RecordBatch[], buffer?: (size: number) => Uint8Array): { bytes: Uint8Array; positions: number[] } {
   let total = 0;
-  for (const b of batches) total += batchSize(b.lastOffset - b.baseOffset + 1, vbOf(b));
+  for (const b of batches) total += b.bytes;
   const w = new Writer(total, buffer?.(total));
   const positions: number[] = [];
   let pos = 0;
   for (const b of batches) {
     positions.push(pos);
-    pos = writeBatch(w, pos, b, vbOf(b));
+    pos = writeBatch(w, pos, b);
   }
   return { bytes: w.buf.length === total ? w.buf : w.buf.subarray(0, total), positions };
 }
 
 /** Several batches, back to back, as in a segment's `.log` file. */
-export function encodeBatches(batches: readonly RecordBatch[], opts: EncodeOptions): Uint8Array {
-  return encodeBatchesWithPositions(batches, opts.valueBytes).bytes;
+export function encodeBatches(batches: readonly RecordBatch[]): Uint8Array {
+  return encodeBatchesWithPositions(batches).bytes;
 }
 
 export interface DecodedBatch {

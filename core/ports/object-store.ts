@@ -22,14 +22,11 @@ export type ObjectStoreRequest =
       op: 'get';
       store: StoreName;
       key: string;
-      /** Model bytes wanted, inclusive (what the run counts as read). */
-      range?: [number, number];
       /**
-       * For a ranged GET of a segment: its first batch's base offset and the last offset
-       * wanted, so a store holding Kafka's files can find the real byte range through the
-       * segment's offset index. Stores holding the model's objects ignore it.
+       * Bytes wanted, inclusive (what the run counts as read). The model sizes objects as
+       * their files are, so a store holding Kafka's files sends this range as it is.
        */
-      offsets?: [number, number];
+      range?: [number, number];
     }
   | { op: 'delete'; store: StoreName; key: string }
   | { op: 'list'; store: StoreName; prefix: string };

@@ -159,11 +159,13 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
   if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
     const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
     if (seg === undefined) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' }, broker);
-    // The byte range comes from the segment's offset index (the leader's remote index
-    // cache), then one ranged GET reads just those batches.
+    // RemoteLogManager.read: the first batch's position comes from the segment's offset
+    // index (the leader's remote index cache), then RemoteStorageManager.fetchLogSegment(
+    // metadata, startPosition) opens the segment from there to its end; the leader keeps
+    // up to the fetch's max bytes of it. One GET from that position to the segment's last
+    // byte, all of it counted.
     let start = -1;
     let end = 0;
-    let lastOffset = -1;
     const picked: number[] = [];
     for (const [base, last, pos, bytes] of seg.batchIndex) {
       if (last < offset || base >= log.highWatermark) continue;
@@ -171,12 +173,11 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
       if (picked.length === 0) start = pos;
       picked.push(base);
       end = pos + bytes;
-      lastOffset = last;
     }
     if (picked.length === 0) return reply(s, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset }, broker);
     s.state.pendingConsumerReads[String(msg.msgId)] = { msg, batchBaseOffsets: picked };
-    const range: [number, number] = [start, Math.max(start, end - 1)];
-    return storeOp(s, broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range, offsets: [picked[0], lastOffset] }, msg.msgId, { for: 'consumerRead' });
+    const range: [number, number] = [start, seg.sizeBytes - 1];
+    return storeOp(s, broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range }, msg.msgId, { for: 'consumerRead' });
   }
   const batches = readBatches(log, offset, maxBytes).filter((b) => b.lastOffset < log.highWatermark);
   reply(s, msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);

@@ -22,7 +22,8 @@ import type { KernelEventOf, SegmentObjectKind } from './state.js';
 
 /** The objects a copy writes: the segment, its offset index, the leader-epoch checkpoint and the producer snapshot. */
 export function segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {
-  const index = batches.map((b) => `${b.baseOffset}`).join('\n');
+  // Kafka's offset index: each batch's base offset and byte position in the `.log`.
+  const index = batchIndexOf(batches).map(([base, , pos]) => `${base} ${pos}`).join('\n');
   const cp = formatCheckpoint(epochs);
   const snap = formatProducerSnapshot(producers);
   return [

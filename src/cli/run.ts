@@ -1,5 +1,7 @@
 /** `run FILE`: one scenario, narrated or as JSON, on the memory, directory or S3 store. */
+import { MODEL_KNOBS } from '../../core/domain/config.js';
 import { describeJitter } from '../../core/domain/jitter.js';
+import { BATCH_HEADER_BYTES, minBatchBytes } from '../../core/format/record-batch.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { seedPrng } from '../../core/sim/prng.js';
@@ -43,6 +45,15 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   const file = flags.positional[0];
   const loaded = loadScenario(file, { workBudget: flags.workBudget });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
+  // A file store writes Kafka's RecordBatch v2, whose header and smallest record need room.
+  if (flags.store !== 'memory') {
+    const recordBytes = loaded.scenario.model.recordBytes ?? (MODEL_KNOBS.recordBytes.default as number);
+    const need = minBatchBytes(1);
+    if (recordBytes < need) {
+      io.err(`run: ${file}: model.recordBytes is ${recordBytes}, but --store ${flags.store} writes each batch as a Kafka RecordBatch v2 of exactly the model's size, and a one-record batch needs at least ${need} bytes (a ${BATCH_HEADER_BYTES}-byte header and a ${need - BATCH_HEADER_BYTES}-byte record): give model.recordBytes ${need} or more, or run on --store memory`);
+      return EXIT.badInput;
+    }
+  }
   // An output that cannot be written is found before the run, not after it.
   if (flags.traceOut !== undefined) {
     const bad = checkOutputPath(flags.traceOut);

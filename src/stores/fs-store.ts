@@ -21,7 +21,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
 import { writeFileWhole } from '../write-whole.js';
 import { StoreFailures } from './failure.js';
-import { OffsetIndexCache, type StoreStats, cachedRange, decodeObject, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
+import { type StoreStats, decodeObject, emptyStats, encodeObject, fileRange, readResult } from './kafka-objects.js';
 
 /** The file that marks a directory as a TierScope store. */
 export const STORE_MARKER = '.tierscope-store';
@@ -41,8 +41,6 @@ export function fsFailureCode(e: unknown): string | null {
 
 export class FsObjectStore implements ObjectStoreBackend {
   readonly dir: string;
-  /** Offset indexes by segment, for each `.index` written and for ranged reads. */
-  private indexes = new OffsetIndexCache();
   /** What was read and written for real (the model's figures are in the run's JSON). */
   readonly stats: StoreStats = emptyStats();
   /** The file system's refusals during the run (the CLI stops at the first, by default). */
@@ -90,29 +88,21 @@ export class FsObjectStore implements ObjectStoreBackend {
       case 'put': {
         const p = this.path(req.store, req.key);
         mkdirSync(dirname(p), { recursive: true });
-        try {
-          writeFileWhole(p, encodeObject(req.key, req.object, this.indexes), PARTIAL);
-        } catch (e) {
-          forgetIndex(this.indexes, req.key);
-          throw e;
-        }
+        const bytes = encodeObject(req.key, req.object);
+        writeFileWhole(p, bytes, PARTIAL);
         this.stats.puts++;
+        this.stats.bytesPut += bytes.length;
         return { ok: true, bytes: req.object.bytes };
       }
       case 'get': {
         const p = this.path(req.store, req.key);
         if (!existsSync(p)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
-        // A segment's batches through its offset index (cached, else read); a WAL chunk through the positions kept at write.
-        let range = cachedRange(req, this.indexes);
-        if (range && 'needIndex' in range) {
-          const ip = this.path(req.store, range.needIndex);
-          range = existsSync(ip) ? rememberIndex(req, this.indexes, this.stats, range.needIndex, readFileSync(ip)) : undefined;
-        }
-        return readResult(req, range ? readRange(p, range.start, range.end) : readFileSync(p), range, this.stats);
+        // The model's byte range is the file's (a segment's batches, a WAL chunk).
+        const range = fileRange(req);
+        return readResult(req, range ? readRange(p, range.start, range.end) : readFileSync(p), this.stats);
       }
       case 'delete': {
         rmSync(this.path(req.store, req.key), { force: true });
-        forgetIndex(this.indexes, req.key);
         return { ok: true, bytes: 0 };
       }
       case 'list': {

@@ -24,7 +24,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
 import { StoreFailures } from './failure.js';
-import { OffsetIndexCache, type StoreStats, cachedRange, emptyStats, encodeObject, forgetIndex, readResult, rememberIndex } from './kafka-objects.js';
+import { type StoreStats, emptyStats, encodeObject, fileRange, readResult } from './kafka-objects.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -147,7 +147,6 @@ function scrub(s: string): string {
 
 export class S3ObjectStore implements ObjectStoreBackend {
   private client: S3Client;
-  private indexes = new OffsetIndexCache();
   /** What went over the wire (the model's figures are in the run's JSON). */
   readonly stats: StoreStats = emptyStats();
   /** Requests S3 refused or never answered (not a missing key, which the model expects). */
@@ -305,7 +304,7 @@ export class S3ObjectStore implements ObjectStoreBackend {
       switch (req.op) {
         case 'put': {
           let lent: Uint8Array | undefined;
-          const Body = encodeObject(req.key, req.object, this.indexes, (size) => (lent = this.lend(size)));
+          const Body = encodeObject(req.key, req.object, (size) => (lent = this.lend(size)));
           let timedOut = false;
           try {
             await this.call((abortSignal) => this.client.send(new PutObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key), Body }), { abortSignal }));
@@ -318,21 +317,17 @@ export class S3ObjectStore implements ObjectStoreBackend {
             if (lent !== undefined && !timedOut) this.giveBack(lent);
           }
           this.stats.puts++;
+          this.stats.bytesPut += Body.length;
           return { ok: true, bytes: req.object.bytes };
         }
         case 'get': {
-          // A segment's batches through its offset index (cached, else fetched); a WAL chunk through the positions kept at write.
-          let range = cachedRange(req, this.indexes);
-          if (range && 'needIndex' in range) {
-            const index = await this.getBytes(Bucket, this.keyOf(req.store, range.needIndex));
-            range = rememberIndex(req, this.indexes, this.stats, range.needIndex, index);
-          }
-          const body = await this.getBytes(Bucket, this.keyOf(req.store, req.key), range ? `bytes=${range.start}-${range.end ?? ''}` : undefined);
-          return readResult(req, body, range, this.stats);
+          // The model's byte range is the file's (a segment's batches from the offset index, a WAL chunk).
+          const range = fileRange(req);
+          const body = await this.getBytes(Bucket, this.keyOf(req.store, req.key), range ? `bytes=${range.start}-${range.end}` : undefined);
+          return readResult(req, body, this.stats);
         }
         case 'delete':
           await this.call((abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }), { abortSignal }));
-          forgetIndex(this.indexes, req.key);
           return { ok: true, bytes: 0 };
         case 'list': {
           // ListObjectsV2 answers at most 1,000 keys a page (AWS and Ceph RGW alike): every
