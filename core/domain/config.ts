@@ -175,7 +175,7 @@ export type ModelKnobSpec =
   | { readonly kind: 'zone'; readonly default: string; readonly doc: string };
 
 export const MODEL_KNOBS: Record<keyof ModelKnobs, ModelKnobSpec> = {
-  recordBytes: { default: 1024, min: 1, doc: 'Bytes of one produced record.' },
+  recordBytes: { default: 1024, min: 1, doc: 'Bytes of one produced record on disk, its share of the batch header included.' },
   producerBatchBytes: { default: 16384, min: 1, doc: 'Bytes of one producer batch (Kafka batch.size).' },
   sameZoneLatencyMs: { default: 1, min: 0, doc: 'One-way latency between brokers in one zone, ms.' },
   crossZoneLatencyMs: { default: 2, min: 0, doc: 'One-way latency between brokers in different zones, ms.' },

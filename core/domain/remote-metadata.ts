@@ -45,12 +45,13 @@ export interface RemoteSegmentMetadata {
   objectKeys: RemoteSegmentObjectKeys;
   /**
    * The segment's offset index as the leader holds it (Kafka's RemoteIndexCache, modelled
-   * as warm): per batch [baseOffset, lastOffset, position, bytes], positions in model bytes.
+   * as warm): per batch [baseOffset, lastOffset, position, bytes]: the byte positions in the `.log` file
+   * (the file stores write each batch exactly `bytes` long).
    */
   batchIndex: Array<[number, number, number, number]>;
 }
 
-/** The offset index of a segment's batches (positions in model bytes). */
+/** The offset index of a segment's batches: each batch's byte position in the segment. */
 export function batchIndexOf(batches: ReadonlyArray<{ baseOffset: number; lastOffset: number; bytes: number }>): Array<[number, number, number, number]> {
   const out: Array<[number, number, number, number]> = [];
   let pos = 0;

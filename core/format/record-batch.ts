@@ -125,32 +125,33 @@ function minRecordSize(i: number): number {
 
 /** The fewest bytes a RecordBatch v2 of `count` records can take (a model batch must be at least this big to be written). */
 export function minBatchBytes(count: number): number {
-  let size = BATCH_HEADER_BYTES;
-  for (let i = 0; i < count; i++) size += minRecordSize(i);
+  // 7 bytes a record, one more for each byte its offset delta's varint grows by (at 64, 8192 and 2^20).
+  let size = BATCH_HEADER_BYTES + 7 * count;
+  for (const at of [64, 8192, 1 << 20]) size += Math.max(0, count - at);
   return size;
 }
 
 /** Whether a record can total `size` bytes with its length varint as short as it can be (at 64 and 8192 bytes of body the varint grows, and one total is skipped). */
 function plainSize(size: number): boolean {
-  for (let body = size - 1; body >= size - 4 && body > 0; body--) if (varintSize(body) + body === size) return true;
-  return false;
+  // The totals skipped: where the body's varint grows (64, 8192, 2^20, 2^27 bytes of body).
+  return size !== 65 && size !== 8194 && size !== 1048579 && size !== 134217732;
 }
 
 /**
- * How record `i` (its offset delta) fills exactly `size` bytes: a value of `vb` bytes, a key
+ * How a record fills exactly `size` bytes: a value of `vb` bytes, a key
  * of `kb` bytes (0: a null key), and its length varint `extra` bytes longer than it needs to
  * be. Varint lengths grow at 64 and 8192, so a value alone skips some body sizes: a one- or
  * two-byte key closes the gap. The record's total skips a size where its length varint
  * grows; the batch moves that byte to the next record, and only a batch's last record takes
- * a one-byte-longer length varint (`extra`, which Kafka's varint reader accepts). Cached by
- * size and the length of the offset delta's varint: a batch uses two or three layouts.
+ * a one-byte-longer length varint (`extra`, which Kafka's varint reader accepts). `d`: the
+ * bytes of the record's offset delta varint. Packed as `vb * 8 + extra * 4 + kb` and cached
+ * by size and `d`: a batch uses two or three layouts.
  */
 const layouts = new Map<number, number>();
-function recordLayout(i: number, size: number): { vb: number; kb: number; extra: number } {
-  const d = varintSize(i);
+function recordLayout(d: number, size: number): number {
   const cacheKey = size * 8 + d;
   const hit = layouts.get(cacheKey);
-  if (hit !== undefined) return { vb: Math.floor(hit / 8), kb: hit % 4, extra: (hit >> 2) & 1 };
+  if (hit !== undefined) return hit;
   for (let extra = 0; extra <= 1; extra++) {
     for (let kb = 0; kb <= 2; kb++) {
       const keyPart = kb === 0 ? 1 : varintSize(kb) + kb;
@@ -159,14 +160,15 @@ function recordLayout(i: number, size: number): { vb: number; kb: number; extra:
         const rest = body - 3 - d - keyPart;
         for (let vb = rest - 1; vb >= rest - 3 && vb >= 0; vb--) {
           if (varintSize(vb) + vb !== rest) continue;
+          const packed = vb * 8 + extra * 4 + kb;
           if (layouts.size > 4096) layouts.clear();
-          layouts.set(cacheKey, vb * 8 + extra * 4 + kb);
-          return { vb, kb, extra };
+          layouts.set(cacheKey, packed);
+          return packed;
         }
       }
     }
   }
-  throw new Error(`no record of ${size} bytes for offset delta ${i}`);
+  throw new Error(`no record of ${size} bytes with a ${d}-byte offset delta`);
 }
 
 /** Why a model batch cannot be written as RecordBatch v2 (too few bytes for its records), or null when it can. */
@@ -248,16 +250,26 @@ function writeBatch(w: Writer, at: number, b: RecordBatch): number {
   let reg = 0xffffffff;
   let fed = crcFrom;
   let carry = 0;
+  // The last layout looked up: consecutive records mostly share one.
+  let lastKey = -1;
+  let packed = 0;
   for (let i = 0; i < count; i++) {
-    let size = minRecordSize(i) + (i < rem ? base + 1 : base) + carry;
+    const d = i < 64 ? 1 : varintSize(i);
+    let size = 6 + d + (i < rem ? base + 1 : base) + carry;
     carry = 0;
     if (i + 1 < count && !plainSize(size)) {
       size--;
       carry = 1;
     }
-    const { vb, kb, extra } = recordLayout(i, size);
-    const keyPart = kb === 0 ? 1 : varintSize(kb) + kb;
-    const body = 3 + varintSize(i) + keyPart + varintSize(vb) + vb;
+    if (size * 8 + d !== lastKey) {
+      lastKey = size * 8 + d;
+      packed = recordLayout(d, size);
+    }
+    const vb = Math.floor(packed / 8);
+    const kb = packed & 3;
+    const extra = packed & 4;
+    const keyPart = kb === 0 ? 1 : 1 + kb;
+    const body = 3 + d + keyPart + (vb < 64 ? 1 : varintSize(vb)) + vb;
     if (extra === 0) pos = putVarint(buf, pos, body);
     else pos = putLongVarint(buf, pos, body);
     buf[pos++] = 0; // attributes
