@@ -115,17 +115,11 @@ function varintSize(v: number): number {
   return n;
 }
 
-/**
- * The smallest record for offset delta `i`: length, attributes, timestamp delta, offset
- * delta, a null key, an empty value and no headers.
- */
-function minRecordSize(i: number): number {
-  return 1 + 1 + 1 + varintSize(i) + 1 + 1 + 1;
-}
-
 /** The fewest bytes a RecordBatch v2 of `count` records can take (a model batch must be at least this big to be written). */
 export function minBatchBytes(count: number): number {
-  // 7 bytes a record, one more for each byte its offset delta's varint grows by (at 64, 8192 and 2^20).
+  // The smallest record: length, attributes, timestamp delta, offset delta, a null key, an
+  // empty value, no headers: 7 bytes, one more for each byte its offset delta's varint grows
+  // by (at 64, 8192 and 2^20).
   let size = BATCH_HEADER_BYTES + 7 * count;
   for (const at of [64, 8192, 1 << 20]) size += Math.max(0, count - at);
   return size;
