@@ -44,6 +44,7 @@ export function canonicalForm(cp: Checkpoint): string {
     nextSegmentSeq: s.nextSegmentSeq,
     watch: s.watch,
     pendingConsumerReads: s.pendingConsumerReads,
+    remoteIndexCache: s.remoteIndexCache,
     wal: s.wal,
   };
   parts.push(JSON.stringify(future));

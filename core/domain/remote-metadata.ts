@@ -44,8 +44,8 @@ export interface RemoteSegmentMetadata {
   /** Object keys of the segment's files in the tiered store. */
   objectKeys: RemoteSegmentObjectKeys;
   /**
-   * The segment's offset index as the leader holds it (Kafka's RemoteIndexCache, modelled
-   * as warm): per batch [baseOffset, lastOffset, position, bytes]: the byte positions in the `.log` file
+   * The segment's offset index, as a broker's remote index cache holds it once fetched
+   * (`KernelState.remoteIndexCache` says which brokers have): per batch [baseOffset, lastOffset, position, bytes]: the byte positions in the `.log` file
    * (the file stores write each batch exactly `bytes` long).
    */
   batchIndex: Array<[number, number, number, number]>;

@@ -186,7 +186,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
     }
     case 'objectStore': {
       const o = e as Extract<TraceEntry, { type: 'objectStore' }>;
-      const what = o.purpose ? ` (${o.purpose})` : '';
+      const what = o.purpose === 'remoteIndex' ? ' (remoteIndex: the broker\'s first read of this segment fetches its offset index into its remote index cache)' : o.purpose ? ` (${o.purpose})` : '';
       return `${t} broker ${o.broker} ${o.op.toUpperCase()} ${o.store} store ${o.key}${what}: ${o.ok ? `${o.bytes} bytes` : `failed, ${o.error}`}`;
     }
     case 'log': {

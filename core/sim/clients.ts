@@ -159,6 +159,12 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
   if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
     const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
     if (seg === undefined) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' }, broker);
+    // RemoteIndexCache.getIndexEntry: a broker's first read of a segment fetches its offset
+    // index from remote storage (RemoteStorageManager.fetchIndex), then the read goes on.
+    if (s.state.remoteIndexCache[String(broker)]?.[seg.segmentId] !== true) {
+      s.state.pendingConsumerReads[String(msg.msgId)] = { msg, batchBaseOffsets: [] };
+      return storeOp(s, broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.offsetIndex }, msg.msgId, { for: 'remoteIndex', segmentId: seg.segmentId });
+    }
     // RemoteLogManager.read: the first batch's position comes from the segment's offset
     // index (the leader's remote index cache), then RemoteStorageManager.fetchLogSegment(
     // metadata, startPosition) opens the segment from there to its end; the leader keeps
@@ -181,6 +187,21 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
   }
   const batches = readBatches(log, offset, maxBytes).filter((b) => b.lastOffset < log.highWatermark);
   reply(s, msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);
+}
+
+/**
+ * A segment's offset index arrived for the remote index cache: cached, and the consumer's
+ * Fetch is served again (the segment's read follows now, as long as the Fetch is still one
+ * the broker can serve from remote storage). A failed fetch fails the read.
+ */
+export function onRemoteIndexRead(s: Sim, ev: KernelEventOf<'storeDone'>): void {
+  const state = s.state;
+  const pending = state.pendingConsumerReads[String(ev.requestId)];
+  if (pending === undefined || ev.completion.for !== 'remoteIndex') return;
+  delete state.pendingConsumerReads[String(ev.requestId)];
+  if (!ev.result.ok) return reply(s, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' }, ev.broker);
+  (state.remoteIndexCache[String(ev.broker)] ??= {})[ev.completion.segmentId] = true;
+  onConsumerFetch(s, pending.msg);
 }
 
 /** The remote read of a consumer Fetch completed: the batches it wanted go back to the consumer. */

@@ -18,7 +18,7 @@ import { logEndOffset } from '../domain/partition-log.js';
 import { MemoryObjectStore, type ObjectStoreBackend } from '../ports/object-store.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
-import { onConsumerFetch, onConsumerRemoteRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
+import { onConsumerFetch, onConsumerRemoteRead, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
 import type { Sim } from './context.js';
 import { applyTimeline } from './controller.js';
 import { EFFECTS, READ_ONLY_EFFECTS } from './effects.js';
@@ -131,6 +131,8 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
     switch (c.for) {
       case 'consumerRead':
         return onConsumerRemoteRead(k, ev);
+      case 'remoteIndex':
+        return onRemoteIndexRead(k, ev);
       case 'walPut':
         return onWalPutDone(k, ev);
       case 'walChunk':

@@ -68,6 +68,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     isolated: {},
     consumers: {},
     pendingConsumerReads: {},
+    remoteIndexCache: {},
     storeGroups: {},
     nextSegmentSeq: 1,
     watch: { committed: {}, leaderEpoch: {}, highestOffsetInRemoteStorage: {} },

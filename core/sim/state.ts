@@ -184,6 +184,8 @@ export type StoreCompletion =
   | { for: 'auxState'; object: 'leaderEpochCheckpoint' | 'producerSnapshot' }
   /** A consumer's ranged read below the Local-Log-Start-Offset. */
   | { for: 'consumerRead' }
+  /** The segment's offset index, fetched into the broker's remote index cache before that read. */
+  | { for: 'remoteIndex'; segmentId: string }
   /** KIP-1176: the combiner's PUT of one WAL object. */
   | { for: 'walPut' }
   /** KIP-1176: a follower's ranged GET of its chunk. */
@@ -202,6 +204,7 @@ export function purposeOf(c: StoreCompletion): string {
       return c.object;
     case 'deleteOnDisable':
     case 'consumerRead':
+    case 'remoteIndex':
     case 'walPut':
     case 'walChunk':
     case 'walDelete':
@@ -317,8 +320,14 @@ export interface KernelState {
   watch: InvariantWatch;
   /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
-  /** Consumer Fetches waiting for a remote read, by message id. */
+  /** Consumer Fetches waiting for a remote read (or for the segment's offset index first), by message id. */
   pendingConsumerReads: Record<string, { msg: RequestOf<'Fetch'>; batchBaseOffsets: number[] }>;
+  /**
+   * Each broker's remote index cache (Kafka's RemoteIndexCache): the remote segments whose
+   * offset index it has fetched, by broker then segment id. Kept on disk in Kafka, so a
+   * restart keeps it; Kafka drops entries when a partition is deleted, never on retention.
+   */
+  remoteIndexCache: Record<string, Record<string, true>>;
   violations: Violation[];
   violationKeys: Record<string, true>;
   metrics: Metrics;
