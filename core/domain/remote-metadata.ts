@@ -62,6 +62,20 @@ export function batchIndexOf(batches: ReadonlyArray<{ baseOffset: number; lastOf
   return out;
 }
 
+/** A segment's `.index` object as the model keeps it: a line `<base offset> <position>` per batch. */
+export function formatOffsetIndex(entries: ReadonlyArray<readonly [number, number]>): string {
+  return entries.map(([offset, pos]) => `${offset} ${pos}`).join('\n');
+}
+
+/** The entries of a `.index` text written by `formatOffsetIndex`. */
+export function parseOffsetIndexText(text: string): Array<[number, number]> {
+  if (text.length === 0) return [];
+  return text.split('\n').map((line) => {
+    const [offset, pos] = line.split(' ').map(Number);
+    return [offset, pos ?? 0];
+  });
+}
+
 export interface RemoteSegmentObjectKeys {
   log: string;
   offsetIndex: string;

@@ -168,7 +168,10 @@ function recordLayout(d: number, size: number): number {
 /** Why a model batch cannot be written as RecordBatch v2 (too few bytes for its records), or null when it can. */
 export function unencodable(b: RecordBatch): string | null {
   const count = b.lastOffset - b.baseOffset + 1;
-  const need = minBatchBytes(count);
+  return tooSmall(b, count, minBatchBytes(count));
+}
+
+function tooSmall(b: RecordBatch, count: number, need: number): string | null {
   const s = count === 1 ? '' : 's';
   return b.bytes >= need ? null : `the batch at offset ${b.baseOffset} is ${b.bytes} bytes in the model, fewer than the ${need} a RecordBatch v2 of ${count} record${s} needs`;
 }
@@ -217,9 +220,10 @@ const KEY_BYTE = 0x6b; // 'k'
  * the CRC skips it in four look-ups instead of reading it.
  */
 function writeBatch(w: Writer, at: number, b: RecordBatch): number {
-  const why = unencodable(b);
-  if (why !== null) throw new Error(why);
   const count = b.lastOffset - b.baseOffset + 1;
+  const need = minBatchBytes(count);
+  const why = tooSmall(b, count, need);
+  if (why !== null) throw new Error(why);
   const buf = w.buf;
   const view = w.view;
   view.setBigInt64(at, BigInt(b.baseOffset));
@@ -238,7 +242,7 @@ function writeBatch(w: Writer, at: number, b: RecordBatch): number {
   view.setInt32(crcFrom + 36, count);
   let pos = crcFrom + 40;
   // Each record gets its smallest size, then an even share of what is left.
-  const spare = b.bytes - minBatchBytes(count);
+  const spare = b.bytes - need;
   const base = Math.floor(spare / count);
   const rem = spare - base * count;
   let reg = 0xffffffff;

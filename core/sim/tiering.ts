@@ -9,7 +9,7 @@ import type { Rule } from '../domain/rules.js';
 import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, truncateFromStart as truncateEpochsFromStart } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../domain/partition-log.js';
 import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../domain/producer-state.js';
-import { type RemoteSegmentMetadata, batchIndexOf, findRemoteSegment, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
+import { type RemoteSegmentMetadata, batchIndexOf, findRemoteSegment, formatOffsetIndex, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
 import type { SegmentRange } from '../domain/retention.js';
 import type { StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
@@ -23,7 +23,7 @@ import type { KernelEventOf, SegmentObjectKind } from './state.js';
 /** The objects a copy writes: the segment, its offset index, the leader-epoch checkpoint and the producer snapshot. */
 export function segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {
   // Kafka's offset index: each batch's base offset and byte position in the `.log`.
-  const index = batchIndexOf(batches).map(([base, , pos]) => `${base} ${pos}`).join('\n');
+  const index = formatOffsetIndex(batchIndexOf(batches).map(([base, , pos]) => [base, pos] as const));
   const cp = formatCheckpoint(epochs);
   const snap = formatProducerSnapshot(producers);
   return [

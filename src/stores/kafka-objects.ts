@@ -13,6 +13,7 @@
 import type { RecordBatch } from '../../core/domain/partition-log.js';
 import { decodeBatches, encodeBatchesWithPositions } from '../../core/format/record-batch.js';
 import { type ProducerEntry, formatProducerSnapshot } from '../../core/domain/producer-state.js';
+import { formatOffsetIndex, parseOffsetIndexText } from '../../core/domain/remote-metadata.js';
 import { decodeProducerSnapshot, encodeProducerSnapshot } from '../../core/format/producer-snapshot.js';
 import type { ObjectStoreRequest, ObjectStoreResult, StoredObject } from '../../core/ports/object-store.js';
 
@@ -40,22 +41,13 @@ export function parseOffsetIndex(key: string, bytes: Uint8Array): OffsetIndex {
   return out;
 }
 
-/** The model's `.index` text: a line `<offset> <position>` per batch. */
-function indexEntries(text: string): Array<[number, number]> {
-  if (text.length === 0) return [];
-  return text.split('\n').map((line) => {
-    const [o, p] = line.split(' ').map(Number);
-    return [o, p ?? 0];
-  });
-}
-
 /** The file bytes of an object. */
 export function encodeObject(key: string, object: StoredObject, buffer?: (size: number) => Uint8Array): Uint8Array {
   const body = object.body;
   if (body.kind === 'segment') return encodeBatchesWithPositions(body.batches, buffer).bytes;
   if (key.endsWith('.index')) {
     // Kafka's offset index: one entry per batch, relative offset and physical position.
-    const entries = indexEntries(body.text);
+    const entries = parseOffsetIndexText(body.text);
     const base = baseOffsetOf(key);
     const out = new Uint8Array(entries.length * 8);
     const view = new DataView(out.buffer);
@@ -88,7 +80,7 @@ export function decodeObject(key: string, bytes: Uint8Array): StoredObject {
   }
   if (key.endsWith('.index')) {
     const index = parseOffsetIndex(key, bytes);
-    return { bytes: bytes.length, body: { kind: 'text', text: index.offsets.map((o, i) => `${o} ${index.positions[i]}`).join('\n') } };
+    return { bytes: bytes.length, body: { kind: 'text', text: formatOffsetIndex(index.offsets.map((o, i) => [o, index.positions[i]] as const)) } };
   }
   if (key.endsWith('.snapshot')) {
     const entries = decodeProducerSnapshot(bytes);
