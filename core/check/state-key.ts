@@ -46,6 +46,8 @@ export function canonicalForm(cp: Checkpoint): string {
     pendingConsumerReads: s.pendingConsumerReads,
     remoteIndexCache: s.remoteIndexCache,
     wal: s.wal,
+    net: s.net,
+    replicaStats: s.replicaStats,
   };
   parts.push(JSON.stringify(future));
   for (const id of Object.keys(cp.machines).sort()) {

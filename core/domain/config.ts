@@ -154,6 +154,15 @@ export interface ModelKnobs {
   walDeleteLatencyMs: number;
   /** Upload throughput of the fast store, bytes per millisecond (adds to the PUT latency). */
   walPutBytesPerMs: number;
+  /**
+   * Each broker's network interface, bytes per second each way (out and in apart), shared
+   * max-min fairly by the transfers on it (core/sim/bandwidth.ts); 0 for no limit.
+   */
+  brokerNetworkBytesPerSec: number;
+  /** Download throughput of one GET from the tiered store, bytes per millisecond (adds to the GET latency). */
+  tieredGetBytesPerMs: number;
+  /** Download throughput of one ranged GET from the fast store, bytes per millisecond (adds to the GET latency). */
+  walGetBytesPerMs: number;
   /** Bytes of one record of the WAL metadata topic (key, object key, byte range, offsets, epoch). */
   walMetadataRecordBytes: number;
   /**
@@ -188,6 +197,12 @@ export const MODEL_KNOBS: Record<keyof ModelKnobs, ModelKnobSpec> = {
   walGetLatencyMs: { default: 4, min: 0, doc: 'Latency of a ranged GET from the WAL fast store, ms.' },
   walDeleteLatencyMs: { default: 4, min: 0, doc: 'Latency of a DELETE in the WAL fast store, ms.' },
   walPutBytesPerMs: { default: 200000, min: 1, doc: 'Upload throughput of the WAL fast store, bytes per ms (200 MB/s).' },
+  brokerNetworkBytesPerSec: {
+    default: 1_250_000_000, min: 0,
+    doc: "Each broker's network interface, bytes/s each way, shared fairly by concurrent transfers (10 Gbit/s: an AWS m5.8xlarge's sustained bandwidth); 0 = no limit.",
+  },
+  tieredGetBytesPerMs: { default: 90000, min: 1, doc: 'Download throughput of one GET from the tiered store, bytes per ms (90 MB/s: S3 Standard, 85-90 MB/s per request by AWS guidance).' },
+  walGetBytesPerMs: { default: 200000, min: 1, doc: 'Download throughput of one ranged GET from the WAL fast store, bytes per ms (200 MB/s).' },
   walMetadataRecordBytes: { default: 120, min: 1, doc: 'Bytes of one WAL metadata record (object key, byte range, partition, offsets, epoch).' },
   clientZone: {
     kind: 'zone', default: '',

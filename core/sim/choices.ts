@@ -108,6 +108,8 @@ export function describeEvent(ev: KernelEvent, timeline: readonly TimelineEvent[
       return `${ev.store} ${ev.objectKey} answered to broker ${ev.broker}`;
     case 'consumerFetch':
       return `consumer ${ev.consumerId} fetches`;
+    case 'transferDone':
+      return `transfer ${ev.transferId} sent its last byte`;
     case 'rlmStep':
       return `remote log manager step on broker ${ev.broker} ${ev.key}`;
     case 'isrCheck':

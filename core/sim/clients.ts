@@ -108,7 +108,8 @@ export function completeAcks(s: Sim, key: string): void {
   for (const a of part.pendingAcks) (a.lastOffset < hw ? done : rest).push(a);
   part.pendingAcks = rest;
   for (const a of done) {
-    const latency = state.nowMs - a.sentMs + producerRoundTripMs(s, part.leader, key);
+    // Whole ms (a transfer's end may fall within a millisecond: core/sim/bandwidth.ts).
+    const latency = Math.round(state.nowMs - a.sentMs) + producerRoundTripMs(s, part.leader, key);
     state.produceLatencies.acksAll.push(latency);
     s.emit({ atMs: state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: latency });
   }

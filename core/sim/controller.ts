@@ -14,7 +14,7 @@ import { produce, startConsumer } from './clients.js';
 import type { Sim } from './context.js';
 import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
-import { BROKER_KEY, partitionKey } from './state.js';
+import { BROKER_KEY, partitionKey, replicaStatsOf } from './state.js';
 import { dropParkedOnIsolation } from './network.js';
 import { deleteRemoteOnDisable } from './tiering.js';
 import { deleteOrphans, startWalReplica, walBrokerCrashed } from './wal.js';
@@ -115,6 +115,9 @@ function addReplica(s: Sim, topic: string, partition: number, broker: number): v
     return;
   }
   part.replicas.push(broker);
+  const stats = replicaStatsOf(state, key, broker);
+  stats.addedAtMs = now;
+  stats.isrJoinedAtMs = null;
   part.replicaStates[String(broker)] = { broker, log: emptyLog(0, now), highestOffsetInRemoteStorage: -1 };
   for (const name of PARTITION_MACHINES) s.createMachine(broker, key, name);
   s.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker, topic, partition, rule: 'replicaAdded' });

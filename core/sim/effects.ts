@@ -17,7 +17,7 @@ import type { EffectParams, EffectType, MachineName } from './machines.js';
 import { parkFetch, respond, respondFetch, sendRequest } from './network.js';
 import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY } from './state.js';
+import { BROKER_KEY, replicaStatsOf } from './state.js';
 import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetForRetention, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
 import { restoreChunks, walAppendChunk, walFlush, walPublish } from './wal.js';
 
@@ -43,6 +43,7 @@ const fetcher: Handlers<'fetcher'> = {
     none(unread);
     const { bytes } = appendAsFollower(s, broker, key, batches);
     s.state.metrics.bytesFetchedByFollowers += bytes;
+    replicaStatsOf(s.state, key, broker).bytesFromLeader += bytes;
     followLeaderOffsets(s, broker, key, highWatermark, logStartOffset);
     if (bytes > 0) walLogChanged(s, broker, key);
   },
@@ -145,6 +146,10 @@ const leader: Handlers<'leader'> = {
     none(unread);
     const part = s.state.partitions[key];
     part.isr = [...isr];
+    for (const b of added) {
+      const st = replicaStatsOf(s.state, key, b);
+      if (st.isrJoinedAtMs === null) st.isrJoinedAtMs = s.state.nowMs;
+    }
     s.emit({ atMs: s.state.nowMs, type: 'isr', broker, topic: part.topic, partition: part.partition, isr: part.isr, added, removed, rule });
   },
 };

@@ -19,6 +19,7 @@ import { MemoryObjectStore, type ObjectStoreBackend } from '../ports/object-stor
 import type { Scenario, TimelineAction } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
 import { onConsumerFetch, onConsumerRemoteRead, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
+import { onTransferDone } from './bandwidth.js';
 import type { Sim } from './context.js';
 import { applyTimeline } from './controller.js';
 import { EFFECTS, READ_ONLY_EFFECTS } from './effects.js';
@@ -30,7 +31,7 @@ import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastS
 import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from './network.js';
 import { pureInitialTransition } from './pure-transition.js';
 import { setUpPartitions, initialState, startCluster } from './setup.js';
-import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState } from './state.js';
+import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState, replicaStatsOf } from './state.js';
 import { onAuxStateRead, onRemoteSegmentLookup, onSegmentObjectDone, setRemoteSegmentState } from './tiering.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone, retainedChunks } from './wal.js';
@@ -98,6 +99,7 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
       if (next <= (action.untilMs ?? k.scenario.until)) k.schedule(next, { kind: 'timeline', index: ev.index });
     }
   },
+  transferDone: (k, ev) => onTransferDone(k, ev.transferId),
   deliver: (k, { msg }) => (msg.dir === 'request' ? onRequest(k, msg) : onResponse(k, msg)),
   machineTimer: (k, ev) => {
     if (!k.state.brokers[ev.broker].alive) return;
@@ -128,6 +130,8 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
   storeDone: (k, ev) => {
     if (!k.state.brokers[ev.broker].alive) return;
     const c = ev.completion;
+    // What a replica reads from a store to build its own log (KIP-405's auxiliary state, KIP-1176's chunks).
+    if ((c.for === 'auxState' || c.for === 'walChunk') && ev.result.ok) replicaStatsOf(k.state, ev.key, ev.broker).bytesFromStore += ev.result.bytes;
     switch (c.for) {
       case 'consumerRead':
         return onConsumerRemoteRead(k, ev);
@@ -419,6 +423,8 @@ export class Kernel implements Sim {
 
   /** Every trace entry goes through here: kept in `trace` (unless `keepTrace` is false) and streamed to `onTrace`. */
   emit(e: TraceEntry): void {
+    // Trace times are whole ms (the end of a transfer may fall within one: core/sim/bandwidth.ts).
+    if (!Number.isInteger(e.atMs)) e.atMs = Math.floor(e.atMs);
     if (this.keepTrace) this.trace.push(e);
     if (this.traceSink !== null) this.traceSink(e);
   }
@@ -427,7 +433,7 @@ export class Kernel implements Sim {
     const k = `${v.invariant}|${v.subject ?? ''}`;
     if (this.state.violationKeys[k]) return;
     this.state.violationKeys[k] = true;
-    this.state.violations.push(v);
+    this.state.violations.push(Number.isInteger(v.atMs) ? v : { ...v, atMs: Math.floor(v.atMs) });
     this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
   }
 

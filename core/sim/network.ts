@@ -11,6 +11,7 @@ import type { ApiName } from '../domain/protocol.js';
 import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
+import { transmit } from './bandwidth.js';
 import { countCrossZone } from './costs.js';
 import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
 import { hopMs } from './jitter.js';
@@ -262,7 +263,17 @@ export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api
     body,
   } as ResponseMessage;
   listOffsetsWithinLog(s, msg, from);
-  s.schedule(s.state.nowMs + hopMs(s.state, from, request.source, request.key) + lateBy(s, msg), { kind: 'deliver', msg });
+  transmit(s, msg, messageBytes(msg), hopMs(s.state, from, request.source, request.key) + lateBy(s, msg));
+}
+
+/** The bytes a message carries over the network: a Fetch response's record batches (the rest is too small to count). */
+export function messageBytes(msg: ResponseMessage): number {
+  if (msg.api !== 'Fetch') return 0;
+  const batches = msg.body.batches;
+  if (batches === undefined) return 0;
+  let bytes = 0;
+  for (const b of batches) bytes += b.bytes;
+  return bytes;
 }
 
 /** A response arrives: traced, its bytes counted by zone; the batches it carries returned. */

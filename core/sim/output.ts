@@ -8,6 +8,7 @@ import type { FollowerFetcherContext } from '../machines/follower-fetcher.js';
 import { kafkaFetchState } from '../machines/follower-fetcher.js';
 import type { Kernel } from './kernel.js';
 import { costUsd, gbMonths } from './costs.js';
+import type { ReplicaStats } from './state.js';
 import type { TraceEntry } from './trace.js';
 import type { Violation } from '../sim/invariants.js';
 
@@ -22,6 +23,14 @@ export interface ReplicaJson {
   highestOffsetInRemoteStorage: number;
   leaderEpochs: Array<[number, number]>;
   fetcher: { state: 'truncating' | 'fetching'; fetchOffset: number; delayed: boolean; failed: boolean; machineState: string; path: string | null; retries: number } | null;
+  /** When the broker became a replica: 0 for the scenario's replicas, else its addReplica's time. */
+  addedAtMs: number;
+  /** The first time it joined the ISR after being added; null if it has not, or was in the ISR from the start. */
+  isrJoinedAtMs: number | null;
+  /** Record bytes it appended from the leader's Fetch responses. */
+  bytesFromLeader: number;
+  /** Bytes it read from the object stores to build its log (remote auxiliary state, KIP-1176 chunks). */
+  bytesFromStore: number;
 }
 
 export interface PartitionJson {
@@ -52,6 +61,7 @@ export function replicaJson(k: Kernel, key: string, broker: number): ReplicaJson
   const part = k.state.partitions[key];
   const r = k.replica(key, broker);
   const alive = k.state.brokers[broker].alive;
+  const stats = k.state.replicaStats[`${key}@${broker}`] as ReplicaStats | undefined;
   const role = !alive ? 'offline' : part.leader === broker ? 'leader' : 'follower';
   let fetcher: ReplicaJson['fetcher'] = null;
   if (role === 'follower') {
@@ -79,6 +89,10 @@ export function replicaJson(k: Kernel, key: string, broker: number): ReplicaJson
     highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
     leaderEpochs: r.log.leaderEpochs.map(([e, s]) => [e, s] as [number, number]),
     fetcher,
+    addedAtMs: Math.floor(stats?.addedAtMs ?? 0),
+    isrJoinedAtMs: stats?.isrJoinedAtMs == null ? null : Math.floor(stats.isrJoinedAtMs),
+    bytesFromLeader: stats?.bytesFromLeader ?? 0,
+    bytesFromStore: stats?.bytesFromStore ?? 0,
   };
 }
 

@@ -22,6 +22,7 @@ import { type RemoteSegmentMetadata, batchIndexOf, objectKeysFor, segmentLeaderE
 import type { ObjectStoreRequest } from '../ports/object-store.js';
 import { brokerZone, type Scenario } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
+import { newNetState } from './bandwidth.js';
 import type { Sim } from './context.js';
 import { startFetcher } from './controller.js';
 import { newCrossZoneBytes, newStoreCounters, newUsage, objectStored } from './costs.js';
@@ -89,6 +90,8 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     wal: { nextObjectSeq: 1, nextChunkId: 0, next: {}, live: {}, liveHead: {}, inflight: {}, objects: {}, objectOrder: {}, chunks: {}, metadata: [], reads: {}, tailSync: {} },
     prices: resolvePrices(scenario.prices),
     usage: newUsage(),
+    net: newNetState(),
+    replicaStats: {},
   };
 }
 

@@ -13,6 +13,7 @@ import type { RemoteSegmentMetadata } from '../domain/remote-metadata.js';
 import type { PendingChunk, WalChunk, WalObject } from '../domain/wal.js';
 import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
+import type { NetState } from './bandwidth.js';
 import type { CrossZoneBytes, StoreCounters, Usage } from './costs.js';
 import type { EventQueue } from './event-queue.js';
 import type { InvariantWatch, Violation } from './invariants.js';
@@ -229,7 +230,9 @@ export type KernelEvent =
   | { kind: 'storeDone'; broker: number; key: string; requestId: number; completion: StoreCompletion; store: StoreName; objectKey: string; result: ObjectStoreResult }
   | { kind: 'consumerFetch'; consumerId: number }
   | { kind: 'rlmStep'; broker: number; key: string; requestId: number }
-  | { kind: 'isrCheck'; broker: number; key: string; timerId: number };
+  | { kind: 'isrCheck'; broker: number; key: string; timerId: number }
+  /** A transfer's last byte left its sender (core/sim/bandwidth.ts). */
+  | { kind: 'transferDone'; transferId: number };
 
 export type KernelEventOf<K extends KernelEvent['kind']> = Extract<KernelEvent, { kind: K }>;
 
@@ -336,6 +339,30 @@ export interface KernelState {
   prices: Prices;
   /** Billable transfer and stored bytes over time, for the cost (core/sim/costs.ts). */
   usage: Usage;
+  /** Transfers in flight on the brokers' network interfaces (core/sim/bandwidth.ts). */
+  net: NetState;
+  /** Per replica (`topic-partition@broker`): when it was added, joined the ISR, and the bytes it pulled. */
+  replicaStats: Record<string, ReplicaStats>;
+}
+
+/** The stats of one replica, made on first use (`addedAtMs` 0: a replica of the scenario's). */
+export function replicaStatsOf(state: { replicaStats: Record<string, ReplicaStats> }, key: string, broker: number): ReplicaStats {
+  const id = `${key}@${broker}`;
+  let st = state.replicaStats[id];
+  if (st === undefined) st = state.replicaStats[id] = { addedAtMs: 0, isrJoinedAtMs: null, bytesFromLeader: 0, bytesFromStore: 0 };
+  return st;
+}
+
+/** What one replica pulled and when it joined the ISR (`partitions[].replicas[]` in the JSON). */
+export interface ReplicaStats {
+  /** When the broker became a replica of the partition: 0 for the scenario's, else the addReplica. */
+  addedAtMs: number;
+  /** The first time it joined the ISR after being added (null: it has not, or it was in the ISR from the start). */
+  isrJoinedAtMs: number | null;
+  /** Record bytes appended from the leader's Fetch responses. */
+  bytesFromLeader: number;
+  /** Bytes read from the object stores to build its log: remote auxiliary state, and KIP-1176's WAL chunks. */
+  bytesFromStore: number;
 }
 
 export interface Checkpoint {

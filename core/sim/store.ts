@@ -28,7 +28,12 @@ function modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolea
   switch (req.op) {
     case 'put':
       return wal ? m.walPutLatencyMs + Math.floor(req.object.bytes / m.walPutBytesPerMs) : m.tieredPutLatencyMs + Math.floor(req.object.bytes / m.tieredPutBytesPerMs);
-    case 'get':
+    case 'get': {
+      // First byte, then the range at the per-request throughput. A whole-object GET (a
+      // checkpoint, a producer snapshot, an offset index: small) counts its first byte only.
+      const bytes = req.range ? req.range[1] - req.range[0] + 1 : 0;
+      return wal ? m.walGetLatencyMs + Math.floor(bytes / m.walGetBytesPerMs) : m.tieredGetLatencyMs + Math.floor(bytes / m.tieredGetBytesPerMs);
+    }
     case 'list':
       return wal ? m.walGetLatencyMs : m.tieredGetLatencyMs;
     case 'delete':

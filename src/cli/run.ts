@@ -7,7 +7,8 @@ import { buildRunJson } from '../../core/sim/output.js';
 import { seedPrng } from '../../core/sim/prng.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { VisibleStepCounter } from '../../core/session/session.js';
-import { formatUsd } from '../../core/util/format.js';
+import { formatBytes, formatUsd } from '../../core/util/format.js';
+import { describeNetwork } from '../../core/sim/bandwidth.js';
 import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
 import { S3ObjectStore, badPrefix } from '../stores/s3-store.js';
 import { describeFailure, type StoreFailures } from '../stores/failure.js';
@@ -205,12 +206,15 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     for (const p of json.partitions) {
       io.out(`  ${p.topic}-${p.partition}: ${p.leader < 0 ? 'no leader' : `leader ${p.leader}`}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
       for (const r of p.replicas) {
+        const joined = r.isrJoinedAtMs === null ? '' : `, joined the ISR at t=${r.isrJoinedAtMs}ms (${r.isrJoinedAtMs - r.addedAtMs} ms after it was added at t=${r.addedAtMs}ms)`;
+        const pulled = r.bytesFromLeader + r.bytesFromStore > 0 ? `, pulled ${formatBytes(r.bytesFromLeader)} from the leader and ${formatBytes(r.bytesFromStore)} from the object stores` : '';
         const f = r.fetcher ? `, fetcher ${r.fetcher.machineState} at ${r.fetcher.fetchOffset}${r.fetcher.delayed ? ' (delayed)' : ''}${r.fetcher.failed ? ' (failed)' : ''}` : '';
         io.out(
-          `    broker ${r.broker} ${r.role}${r.inIsr ? ' in ISR' : ''}: LSO ${r.logStartOffset}, LLSO ${r.localLogStartOffset}, HW ${r.highWatermark}, LEO ${r.logEndOffset}, Ry ${r.highestOffsetInRemoteStorage}${f}`,
+          `    broker ${r.broker} ${r.role}${r.inIsr ? ' in ISR' : ''}: LSO ${r.logStartOffset}, LLSO ${r.localLogStartOffset}, HW ${r.highWatermark}, LEO ${r.logEndOffset}, Ry ${r.highestOffsetInRemoteStorage}${f}${joined}${pulled}`,
         );
       }
     }
+    io.out(`  assumed: ${describeNetwork(kernel.state.model, kernel.state.brokerConfig['replica.fetch.max.bytes'])}`);
     const req = json.metrics.requests as Record<string, number>;
     io.out(`  requests: ${Object.entries(req).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
     const m = json.metrics as Record<string, unknown>;

@@ -1,0 +1,234 @@
+/**
+ * Network bandwidth (docs/protocol.md §10): a message that carries bytes takes time in
+ * proportion to them. Each broker has one network interface of `model.brokerNetworkBytesPerSec`
+ * each way (out and in are separate, as on a full-duplex NIC); every transfer crosses the
+ * sender's "out" and the receiver's "in" (a client end has no limit of its own), and the
+ * transfers on an interface at the same moment share it max-min fairly (progressive
+ * filling: each transfer gets an equal share of its tightest interface, and what a transfer
+ * bottlenecked elsewhere leaves goes to the others). A transfer's rates change whenever a
+ * transfer starts or ends; its end is rescheduled then.
+ *
+ * The message then arrives one hop's latency after its last byte left (`deliver` at the
+ * transfer's end plus the hop). A message too small to take a microsecond alone (requests,
+ * empty Fetch responses, ListOffsets answers) is not a transfer: it is scheduled after its
+ * hop as before, and takes no share of an interface. `brokerNetworkBytesPerSec: 0` turns
+ * the model off (every message is latency only).
+ *
+ * Time: a transfer's end is rounded to the microsecond (the kernel's clock is in ms, and
+ * ends of transfers are the only times that are not whole milliseconds). Rates are IEEE
+ * doubles; ECMAScript specifies + - * / exactly (round to nearest), so every engine
+ * computes the same ends. The state is plain data (`KernelState.net`): checkpoints and the
+ * exhaustive checker's state key include the transfers in flight.
+ *
+ * Not modelled: produce traffic (a producer's batches reach the leader's log at once; their
+ * bytes are not on the leader's "in"), a broker's traffic to the object stores (a store
+ * request has its own per-request throughput, core/sim/store.ts), TCP slow start and
+ * per-connection windows.
+ */
+import type { ModelKnobs } from '../domain/config.js';
+import type { Sim } from './context.js';
+import { type Queued, remove } from './event-queue.js';
+import type { KernelEvent, Message } from './state.js';
+
+/** One message's bytes on its way. */
+export interface Transfer {
+  id: number;
+  /** The sending broker (its "out" interface), or null for a client. */
+  from: number | null;
+  /** The receiving broker (its "in" interface), or null for a client. */
+  to: number | null;
+  bytes: number;
+  /** Bytes still to send at `updatedMs`. */
+  remaining: number;
+  /** Bytes per ms, from the last share-out. */
+  rate: number;
+  updatedMs: number;
+  /** When its last byte leaves at the current rate (whole microseconds). */
+  endMs: number;
+  /** The message, and the hop latency (with jitter and any late delivery) it arrives after its last byte. */
+  msg: Message;
+  afterMs: number;
+  startedMs: number;
+}
+
+/** The network's state: transfers in flight, in start order. */
+export interface NetState {
+  transfers: Transfer[];
+  nextTransferId: number;
+}
+
+export function newNetState(): NetState {
+  return { transfers: [], nextTransferId: 1 };
+}
+
+/** The interface capacity of one broker, one way, in bytes per ms (0: unlimited). */
+export function nicBytesPerMs(s: Sim): number {
+  return s.state.model.brokerNetworkBytesPerSec / 1000;
+}
+
+/** Rounds a time in ms up to the next whole microsecond (never below `floorMs`). */
+function toMicros(ms: number, floorMs: number): number {
+  const us = Math.ceil(ms * 1000 - 1e-6);
+  const t = us / 1000;
+  return t < floorMs ? floorMs : t;
+}
+
+/**
+ * Sends a message of `bytes`: it arrives `afterMs` after its last byte left. Called where a
+ * message is scheduled (core/sim/network.ts, core/sim/clients.ts), once per message.
+ */
+export function transmit(s: Sim, msg: Message, bytes: number, afterMs: number): void {
+  const state = s.state;
+  const cap = nicBytesPerMs(s);
+  const now = state.nowMs;
+  // Latency only: no limit, or less than half a microsecond alone on an idle interface.
+  if (cap <= 0 || bytes * 2000 < cap) {
+    s.schedule(now + afterMs, { kind: 'deliver', msg });
+    return;
+  }
+  const from = typeof msg.source === 'number' ? msg.source : null;
+  const to = typeof msg.target === 'number' ? msg.target : null;
+  const t: Transfer = { id: state.net.nextTransferId++, from, to, bytes, remaining: bytes, rate: 0, updatedMs: now, endMs: Number.POSITIVE_INFINITY, msg, afterMs, startedMs: now };
+  state.net.transfers.push(t);
+  reshare(s);
+}
+
+/** A transfer's last byte has left: it frees its share, and its message arrives after the hop. */
+export function onTransferDone(s: Sim, id: number): void {
+  const net = s.state.net;
+  const i = net.transfers.findIndex((t) => t.id === id);
+  if (i < 0) return;
+  const t = net.transfers[i];
+  net.transfers.splice(i, 1);
+  s.schedule(s.state.nowMs + t.afterMs, { kind: 'deliver', msg: t.msg });
+  reshare(s);
+}
+
+/**
+ * Shares the interfaces out again (max-min fair, by progressive filling) and moves the end
+ * of every transfer whose rate changed. Deterministic: interfaces and transfers are visited
+ * in a fixed order (interface name, transfer id).
+ */
+function reshare(s: Sim): void {
+  const state = s.state;
+  const now = state.nowMs;
+  const transfers = state.net.transfers;
+  const cap = nicBytesPerMs(s);
+  // Bring every transfer's remaining bytes up to now at its old rate.
+  for (const t of transfers) {
+    if (t.updatedMs < now) {
+      t.remaining = Math.max(0, t.remaining - t.rate * (now - t.updatedMs));
+      t.updatedMs = now;
+    }
+  }
+  const rates = shareOut(transfers, cap);
+  for (let i = 0; i < transfers.length; i++) {
+    const t = transfers[i];
+    const rate = rates[i];
+    if (rate === t.rate && t.endMs !== Number.POSITIVE_INFINITY) continue;
+    t.rate = rate;
+    const end = toMicros(now + t.remaining / rate, now);
+    if (end === t.endMs) continue;
+    if (t.endMs !== Number.POSITIVE_INFINITY) unschedule(s, t.id);
+    t.endMs = end;
+    s.schedule(end, { kind: 'transferDone', transferId: t.id });
+  }
+}
+
+/** Takes a transfer's queued end out of the queue (its rate changed). */
+function unschedule(s: Sim, id: number): void {
+  const heap = s.state.queue.heap;
+  for (const q of heap) {
+    if (q.ev.kind === 'transferDone' && q.ev.transferId === id) {
+      remove(s.state.queue, q as Queued<KernelEvent>);
+      return;
+    }
+  }
+}
+
+/** The interfaces a transfer crosses, named `out:B` and `in:B`. */
+function interfacesOf(t: Pick<Transfer, 'from' | 'to'>): string[] {
+  const out: string[] = [];
+  if (t.from !== null) out.push(`out:${t.from}`);
+  if (t.to !== null) out.push(`in:${t.to}`);
+  return out;
+}
+
+/**
+ * Max-min fair rates (bytes per ms) of transfers over interfaces of capacity `cap` each:
+ * repeatedly, the interface whose unfixed transfers would get the smallest equal share
+ * fixes them at that share, and its capacity leaves the others' interfaces too.
+ */
+export function shareOut(transfers: ReadonlyArray<Pick<Transfer, 'from' | 'to'>>, cap: number): number[] {
+  const rates = new Array<number>(transfers.length).fill(0);
+  const fixed = new Array<boolean>(transfers.length).fill(false);
+  const left = new Map<string, number>();
+  const users = new Map<string, number[]>();
+  transfers.forEach((t, i) => {
+    for (const n of interfacesOf(t)) {
+      if (!users.has(n)) {
+        users.set(n, []);
+        left.set(n, cap);
+      }
+      users.get(n)!.push(i);
+    }
+  });
+  const names = [...users.keys()].sort();
+  let unfixed = transfers.length;
+  while (unfixed > 0) {
+    let best: string | null = null;
+    let bestShare = Number.POSITIVE_INFINITY;
+    for (const n of names) {
+      const open = users.get(n)!.filter((i) => !fixed[i]).length;
+      if (open === 0) continue;
+      const share = left.get(n)! / open;
+      if (share < bestShare) {
+        bestShare = share;
+        best = n;
+      }
+    }
+    if (best === null) break;
+    for (const i of users.get(best)!) {
+      if (fixed[i]) continue;
+      fixed[i] = true;
+      unfixed--;
+      rates[i] = bestShare;
+      for (const n of interfacesOf(transfers[i])) left.set(n, Math.max(0, left.get(n)! - bestShare));
+    }
+  }
+  return rates;
+}
+
+/** Bytes in flight and their summed rate (bytes per ms) on one broker's interface, for the page. */
+export function interfaceLoad(net: NetState, broker: number, way: 'out' | 'in'): { transfers: number; bytesLeft: number; bytesPerMs: number } {
+  let n = 0;
+  let left = 0;
+  let rate = 0;
+  for (const t of net.transfers) {
+    if ((way === 'out' ? t.from : t.to) !== broker) continue;
+    n++;
+    left += t.remaining;
+    rate += t.rate;
+  }
+  return { transfers: n, bytesLeft: left, bytesPerMs: rate };
+}
+
+/** Bytes per second as people say it: decimal GB/s or MB/s, and the link's Gbit/s. */
+export function formatRate(bytesPerSec: number): string {
+  const gbit = (bytesPerSec * 8) / 1e9;
+  const rate = bytesPerSec >= 1e9 ? `${Number((bytesPerSec / 1e9).toFixed(3))} GB/s` : `${Number((bytesPerSec / 1e6).toFixed(3))} MB/s`;
+  return `${rate} (${Number(gbit.toFixed(3))} Gbit/s)`;
+}
+
+/**
+ * What a run's times and bytes assumed of the network and the stores, in one line: printed
+ * beside every catch-up time (CLI summary, reports), so a figure is never quoted without it.
+ */
+export function describeNetwork(model: Pick<ModelKnobs, 'brokerNetworkBytesPerSec' | 'sameZoneLatencyMs' | 'crossZoneLatencyMs' | 'tieredGetLatencyMs' | 'tieredGetBytesPerMs' | 'tieredPutLatencyMs' | 'tieredPutBytesPerMs'>, fetchMaxBytes: number): string {
+  const nic = model.brokerNetworkBytesPerSec > 0 ? `each broker's network ${formatRate(model.brokerNetworkBytesPerSec)} each way, shared fairly` : 'no network bandwidth limit (latency only)';
+  return (
+    `${nic}; latency ${model.sameZoneLatencyMs} ms within a zone, ${model.crossZoneLatencyMs} ms across; ` +
+    `replica.fetch.max.bytes ${fetchMaxBytes}; tiered store GET ${model.tieredGetLatencyMs} ms + ${formatRate(model.tieredGetBytesPerMs * 1000)}, ` +
+    `PUT ${model.tieredPutLatencyMs} ms + ${formatRate(model.tieredPutBytesPerMs * 1000)} per request`
+  );
+}
