@@ -12,6 +12,7 @@ import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import { WAL_METADATA_TOPIC, type WalObjectState } from '../domain/wal.js';
 import type { FollowerFetcherContext } from '../machines/follower-fetcher-context.js';
 import type { StoreName } from '../ports/object-store.js';
+import { interfaceLoad } from '../sim/bandwidth.js';
 import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/costs.js';
 import type { Kernel } from '../sim/kernel.js';
 import type { MachineName } from '../sim/machines.js';
@@ -129,8 +130,22 @@ export interface MetricsView {
   costUsd: CostUsd;
 }
 
+/** Each broker's network interface at this moment (core/sim/bandwidth.ts): transfers, bytes still to send, bytes per second. */
+export interface NetworkView {
+  /** The interface's capacity each way, bytes per second (0: no limit). */
+  bytesPerSec: number;
+  brokers: Array<{ id: number; out: InterfaceView; in: InterfaceView }>;
+}
+
+export interface InterfaceView {
+  transfers: number;
+  bytesLeft: number;
+  bytesPerSec: number;
+}
+
 export interface RunView {
   nowMs: number;
+  network: NetworkView;
   partitions: PartitionView[];
   brokers: Array<{ id: number; zone: string; alive: boolean }>;
   storeAvailable: { tiered: boolean; wal: boolean };
@@ -183,8 +198,13 @@ export function buildView(k: Kernel): RunView {
       remoteSegments: part.remoteMetadata.map((m) => ({ segmentId: m.segmentId, baseOffset: m.baseOffset, endOffset: m.endOffset, state: m.state, sizeBytes: m.sizeBytes })),
     };
   });
+  const load = (b: number, way: 'out' | 'in'): InterfaceView => {
+    const l = interfaceLoad(k.state.net, b, way);
+    return { transfers: l.transfers, bytesLeft: Math.round(l.bytesLeft), bytesPerSec: Math.round(l.bytesPerMs * 1000) };
+  };
   return {
     nowMs: k.state.nowMs,
+    network: { bytesPerSec: k.state.model.brokerNetworkBytesPerSec, brokers: k.state.brokers.map((b) => ({ id: b.id, out: load(b.id, 'out'), in: load(b.id, 'in') })) },
     partitions,
     brokers: k.state.brokers.map((b) => ({ ...b })),
     storeAvailable: { ...k.state.storeAvailable },

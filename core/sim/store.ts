@@ -85,7 +85,7 @@ export function storeOp(s: Sim, broker: number, key: string, req: ObjectStoreReq
   const finish = (r: ObjectStoreResult) => {
     Object.assign(result, r);
     countStoreOp(s, req, result, issuedMs);
-    s.trace[index] = { ...objectStoreEntry(s, broker, key, req, result, completion), atMs: issuedMs };
+    s.trace[index] = { ...objectStoreEntry(s, broker, key, req, result, completion), atMs: Math.floor(issuedMs) };
     if (measured) done(measuredMs());
   };
   s.pendingIo.push(pending.then(finish, (e: unknown) => finish({ ok: false, bytes: 0, error: (e as Error).message })));
