@@ -76,6 +76,7 @@ export type KernelRule =
   | 'networkHealed'
   | 'configChanged'
   | 'replicaAdded'
+  | 'transferStarted'
   | 'storeThrottled'
   | 'storeRecovered'
   | 'storeOutage'

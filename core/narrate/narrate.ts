@@ -4,7 +4,9 @@
  */
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Rule } from '../domain/rules.js';
-import type { RequestEntry, TraceEntry } from '../sim/trace.js';
+import type { Endpoint, RequestEntry, TraceEntry } from '../sim/trace.js';
+import { formatRate } from '../sim/bandwidth.js';
+import { formatBytes } from '../util/format.js';
 
 /**
  * Why each rule applies, in the words of docs/protocol.md: one sentence for every rule the model
@@ -92,6 +94,7 @@ export const RULES: Record<string, string> = {
   appendAsLeader: 'the leader appends the batches to its active segment',
   minInsyncReplicas: 'acks=all needs min.insync.replicas in the ISR',
   consumerLocalRead: 'the offset is in the local log',
+  transferStarted: "a response's bytes take time on the sender's network interface and the receiver's, each shared fairly by the transfers on it (docs/protocol.md §10); it arrives one hop after its last byte",
   consumerRemoteRead: 'the offset is below Local-Log-Start-Offset, so the broker reads it from remote storage',
   consumerReadRemote: 'part of the read came from remote storage: the cost KIP-1023 warns about',
   consumerReadLocal: 'the whole read came from the local log',
@@ -183,6 +186,10 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       }
       if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: OffsetsForLeaderEpoch answered ${r.error}`;
       return `${t} ${who(r.source)} -> ${who(r.target)}: OffsetsForLeaderEpoch = epoch ${r.leaderEpoch}, end offset ${r.endOffset}${because(r.rule)}`;
+    }
+    case 'transfer': {
+      const rate = formatRate(x.bytesPerSec as number);
+      return `${t} ${who(x.source as Endpoint)} -> ${who(x.target as Endpoint)}: ${x.api} ${tp} response of ${formatBytes(x.bytes as number)} on its way at ${rate} (${x.sharing === 1 ? 'alone on its interfaces' : `sharing its interfaces with ${(x.sharing as number) - 1} other transfer${x.sharing === 2 ? '' : 's'}`}), last byte due at t=${x.dueMs}ms${because(e.rule)}`;
     }
     case 'objectStore': {
       const o = e as Extract<TraceEntry, { type: 'objectStore' }>;

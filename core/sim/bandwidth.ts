@@ -91,6 +91,17 @@ export function transmit(s: Sim, msg: Message, bytes: number, afterMs: number): 
   const t: Transfer = { id: state.net.nextTransferId++, from, to, bytes, remaining: bytes, rate: 0, updatedMs: now, endMs: Number.POSITIVE_INFINITY, msg, afterMs, startedMs: now };
   state.net.transfers.push(t);
   reshare(s);
+  // A transfer of at least a millisecond alone is a step of its own on the page and in the
+  // narration (shorter ones are within the trace's whole-ms times: they show as the response).
+  if (bytes >= cap) {
+    let sharing = 0;
+    for (const o of state.net.transfers) if ((from !== null && o.from === from) || (to !== null && o.to === to)) sharing++;
+    const part = state.partitions[msg.key];
+    s.emit({
+      atMs: now, type: 'transfer', api: msg.api, source: msg.source, target: msg.target, topic: part.topic, partition: part.partition,
+      correlationId: msg.correlationId, bytes, bytesPerSec: Math.round(t.rate * 1000), sharing, dueMs: Math.round(t.endMs * 1000) / 1000, rule: 'transferStarted',
+    });
+  }
 }
 
 /** A transfer's last byte has left: it frees its share, and its message arrives after the hop. */
