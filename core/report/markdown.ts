@@ -232,7 +232,7 @@ const isEmptyRow = (row: string[]) => row.slice(1).every((v) => v === '-' || v =
 function offsetsSection(r: Report): string[] {
   const v = r.view;
   const atEnd = r.range.toStep >= r.totalSteps;
-  const when = atEnd ? `At the end of the run (t=${v.nowMs}ms)` : `At step ${r.range.toStep} (t=${v.nowMs}ms)${r.chapter ? ', the last stop' : ''}`;
+  const when = atEnd ? `At the end of the run (t=${Math.floor(v.nowMs)}ms)` : `At step ${r.range.toStep} (t=${Math.floor(v.nowMs)}ms)${r.chapter ? ', the last stop' : ''}`;
   const out: string[] = ['## Where it ends', ''];
   const shown = v.partitions.slice(0, 8);
   for (const p of shown) {
@@ -288,7 +288,13 @@ function comparisonSection(r: Report): string[] {
     '',
     mdTable(header, rows, ['left', ...c.modes.map(() => 'right' as const)]),
     '',
+    ...(c.assumed === undefined ? [] : [`Times and bytes assume: ${escapeAssumed(c.assumed)} (docs/protocol.md §10).`, '']),
   ];
+}
+
+/** The assumptions line as Markdown text (its config names as code). */
+function escapeAssumed(text: string): string {
+  return text.replace(/replica\.fetch\.max\.bytes/g, '`replica.fetch.max.bytes`');
 }
 
 function invariantsSection(r: Report): string[] {

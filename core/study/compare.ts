@@ -10,6 +10,7 @@
  * run has covered at least MONTH_MIN_WINDOW_MS (null before: see monthAtRate).
  */
 import type { Scenario } from '../scenario/types.js';
+import { describeNetwork } from '../sim/bandwidth.js';
 import { Kernel } from '../sim/kernel.js';
 import { costUsd } from '../sim/costs.js';
 import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
@@ -88,6 +89,8 @@ export interface CompareResult {
   scenario: string;
   seed: number;
   modes: CompareRow[];
+  /** What the times and bytes assumed of the network and the stores (core/sim/bandwidth.ts, describeNetwork). */
+  assumed?: string;
 }
 
 type Loose = Record<string, unknown>;
@@ -216,15 +219,17 @@ export interface CompareOptions {
  */
 export function compare(s: Scenario, modes: readonly Mode[], seed?: number, options: CompareOptions = {}): CompareResult {
   const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
+  let assumed: string | undefined;
   const rows = modes.map((mode) => {
     const k = new Kernel(scenarioForMode(s, mode), seed === undefined ? {} : { seed });
+    assumed ??= describeNetwork(k.state.model, k.state.brokerConfig['replica.fetch.max.bytes']);
     let steps = 0;
     while (k.step()) {
-      if (++steps >= maxSteps && k.hasNext()) throw new StepBudgetExceeded(mode, maxSteps, k.nowMs, k.scenario.until);
+      if (++steps >= maxSteps && k.hasNext()) throw new StepBudgetExceeded(mode, maxSteps, Math.floor(k.nowMs), k.scenario.until);
     }
     return rowOf(mode, buildRunJson(k), k);
   });
-  return { scenario: s.name, seed: seed ?? s.seed, modes: rows };
+  return { scenario: s.name, seed: seed ?? s.seed, modes: rows, ...(assumed === undefined ? {} : { assumed }) };
 }
 
 /** Bytes in the figure tables: one decimal, kept ("1.0 MiB"), in B, KiB or MiB. */
@@ -260,5 +265,7 @@ export function formatCompare(r: CompareResult): string {
   const body = FIGURE_ROWS.map(([label, f]) => [label, ...r.modes.map(f)]);
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((row) => row[i].length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line)].join('\n');
+  const lines = [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line)];
+  if (r.assumed !== undefined) lines.push('', `assumed: ${r.assumed}`);
+  return lines.join('\n');
 }

@@ -166,18 +166,18 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (stoppedBy === null && !failed() && !kernel.hasNext()) kernel.step();
   flush();
   if (stoppedBy !== null) {
-    io.err(`run: stopped by ${stoppedBy} at t=${kernel.nowMs}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
+    io.err(`run: stopped by ${stoppedBy} at t=${Math.floor(kernel.nowMs)}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
     return signalExit(stoppedBy);
   }
   if (failed()) {
     // The run stops here: it no longer matches the same run in memory.
     const json = { ...buildRunJson(kernel), storeFailures: { count: failures!.count, first: failures!.first } };
     if (flags.json) io.out(JSON.stringify(json, null, 2));
-    io.err(`run: the ${flags.store} store failed at t=${kernel.nowMs}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
+    io.err(`run: the ${flags.store} store failed at t=${Math.floor(kernel.nowMs)}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
     return EXIT.storeFailed;
   }
   if (kernel.state.stepCount >= maxSteps && kernel.hasNext()) {
-    io.err(`run: stopped after ${maxSteps} steps at t=${kernel.nowMs}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
+    io.err(`run: stopped after ${maxSteps} steps at t=${Math.floor(kernel.nowMs)}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
     return EXIT.badInput;
   }
   const seedUsed = JSON.stringify(kernel.state.prng) !== prngBefore;
