@@ -156,6 +156,21 @@ describe('the JSON and the checkpoint', () => {
     expect(c.trace.length).toBe(a.trace.length);
   });
 
+  it('a leader that crashes mid-transfer cuts it: the follower sees a network error, the interface is free', () => {
+    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace('until: 20000', 'timeline:\n  - at: 5\n    crash: { broker: 0 }\nuntil: 20000');
+    const r = parseScenarioText(text, 'x.yaml');
+    if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
+    const k = new Kernel(r.scenario);
+    k.runUntil(4);
+    expect(k.state.net.transfers.length).toBe(1);
+    k.runUntil(6);
+    expect(k.state.net.transfers.length).toBe(0);
+    k.runToEnd();
+    const first = k.trace.find((e) => e.type === 'response' && e.api === 'Fetch' && e.target === 1)!;
+    expect(first).toMatchObject({ error: 'NETWORK_EXCEPTION', rule: 'brokerUnreachable', atMs: 6 });
+    expect(k.trace.some((e) => e.type === 'response' && e.api === 'Fetch' && ((e as { bytes?: number }).bytes ?? 0) > 0)).toBe(false);
+  });
+
   it('trace times stay whole milliseconds', () => {
     const { json } = run({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] });
     for (const e of json.trace) expect(Number.isInteger(e.atMs)).toBe(true);

@@ -243,3 +243,22 @@ export function describeNetwork(model: Pick<ModelKnobs, 'brokerNetworkBytesPerSe
     `PUT ${model.tieredPutLatencyMs} ms + ${formatRate(model.tieredPutBytesPerMs * 1000)} per request`
   );
 }
+
+/**
+ * A broker crashed or was cut off: the transfers it sends or receives stop where they are.
+ * The requester of each (if it is not the broker itself) sees the connection fail one hop
+ * later, as a network error, as it would when the bytes never finish arriving.
+ */
+export function cutTransfers(s: Sim, broker: number, rule: 'brokerUnreachable' | 'networkPartition'): void {
+  const net = s.state.net;
+  const cut = net.transfers.filter((t) => t.from === broker || t.to === broker);
+  if (cut.length === 0) return;
+  net.transfers = net.transfers.filter((t) => t.from !== broker && t.to !== broker);
+  for (const t of cut) {
+    unschedule(s, t.id);
+    if (t.to === broker) continue;
+    const failed = { ...t.msg, body: { error: 'NETWORK_EXCEPTION', rule } } as Message;
+    s.schedule(s.state.nowMs + t.afterMs, { kind: 'deliver', msg: failed });
+  }
+  reshare(s);
+}

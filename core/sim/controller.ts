@@ -15,6 +15,7 @@ import type { Sim } from './context.js';
 import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
 import { BROKER_KEY, partitionKey, replicaStatsOf } from './state.js';
+import { cutTransfers } from './bandwidth.js';
 import { dropParkedOnIsolation } from './network.js';
 import { deleteRemoteOnDisable } from './tiering.js';
 import { deleteOrphans, startWalReplica, walBrokerCrashed } from './wal.js';
@@ -49,7 +50,10 @@ export function applyTimeline(s: Sim, a: TimelineAction): void {
       if (a.kind === 'isolate') state.isolated[String(a.broker)] = true;
       else delete state.isolated[String(a.broker)];
       s.emit({ atMs: now, type: 'broker', action: a.kind === 'isolate' ? 'isolated' : 'healed', broker: a.broker, rule: a.kind === 'isolate' ? 'networkPartition' : 'networkHealed' });
-      if (a.kind === 'isolate') dropParkedOnIsolation(s, a.broker);
+      if (a.kind === 'isolate') {
+        dropParkedOnIsolation(s, a.broker);
+        cutTransfers(s, a.broker, 'networkPartition');
+      }
       return;
     }
     case 'crash':
@@ -180,6 +184,7 @@ function crash(s: Sim, broker: number): void {
   if (!b.alive) return;
   b.alive = false;
   s.emit({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
+  cutTransfers(s, broker, 'brokerUnreachable');
   // The combiner's pending bytes and its PUT in flight are lost with the broker's memory.
   s.createMachine(broker, BROKER_KEY, 'walCombiner');
   walBrokerCrashed(s, broker);
