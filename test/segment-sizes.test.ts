@@ -18,6 +18,7 @@ import { scaledSizes, scaledSizesReason } from '../core/scenario/scaled.js';
 import type { InputProblem, ParseResult, Scenario } from '../core/scenario/types.js';
 import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
+import { compare, formatCompare } from '../core/study/compare.js';
 import { ROOT } from './support/run.js';
 
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -164,6 +165,15 @@ describe('internal.segment.bytes: Kafka\'s internal test override', () => {
     expect(md).toMatch(/\| `internal\.segment\.bytes` \| topic `orders` \(Kafka's internal test override\) \| `51200` \| not set \|/);
     const plain = renderReport(buildReport(scenarioOf(validateScenario(raw({}))), { modes: [] }), 'md');
     expect(plain).not.toContain('Sizes scaled');
+  });
+
+  test('compare: the JSON gives the reason and the table ends with it, only when scaled', () => {
+    const r = compare(scenarioOf(validateScenario(raw({ 'internal.segment.bytes': 51200 }))), ['classic']);
+    expect(r.sizesScaledReason).toMatch(/^internal\.segment\.bytes 51200 on topic orders/);
+    expect(formatCompare(r).split('\n').at(-1)).toBe(`sizes scaled: ${r.sizesScaledReason}`);
+    const plain = compare(scenarioOf(validateScenario(raw({}))), ['classic']);
+    expect('sizesScaledReason' in plain).toBe(false);
+    expect(formatCompare(plain)).not.toContain('sizes scaled');
   });
 });
 

@@ -9,6 +9,7 @@
  * the run's cost scaled from its simulated duration to 30 days at the same rates, once the
  * run has covered at least MONTH_MIN_WINDOW_MS (null before: see monthAtRate).
  */
+import { scaledSizesReason } from '../scenario/scaled.js';
 import type { Scenario } from '../scenario/types.js';
 import { Kernel } from '../sim/kernel.js';
 import { costUsd } from '../sim/costs.js';
@@ -88,6 +89,8 @@ export interface CompareResult {
   scenario: string;
   seed: number;
   modes: CompareRow[];
+  /** Only when the scenario's sizes are scaled (internal.segment.bytes; core/scenario/scaled.ts): why. */
+  sizesScaledReason?: string;
 }
 
 type Loose = Record<string, unknown>;
@@ -224,7 +227,8 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number, opti
     }
     return rowOf(mode, buildRunJson(k), k);
   });
-  return { scenario: s.name, seed: seed ?? s.seed, modes: rows };
+  const scaled = scaledSizesReason(s);
+  return { scenario: s.name, seed: seed ?? s.seed, modes: rows, ...(scaled !== null ? { sizesScaledReason: scaled } : {}) };
 }
 
 /** Bytes in the figure tables: one decimal, kept ("1.0 MiB"), in B, KiB or MiB. */
@@ -260,5 +264,6 @@ export function formatCompare(r: CompareResult): string {
   const body = FIGURE_ROWS.map(([label, f]) => [label, ...r.modes.map(f)]);
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((row) => row[i].length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line)].join('\n');
+  const scaled = r.sizesScaledReason !== undefined ? ['', `sizes scaled: ${r.sizesScaledReason}`] : [];
+  return [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line), ...scaled].join('\n');
 }
