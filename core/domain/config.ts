@@ -161,13 +161,14 @@ export const TOPIC_CONFIGS = {
 /**
  * Topic configs Kafka defines as internal (ConfigDef.defineInternal): accepted under their
  * names, with no default (absent unless given), and not listed among the topic configs a
- * message suggests. `min` 1 is the model's: Kafka has no validator, and any value below 1
- * rolls as 1 does (LogSegment.shouldRoll: every batch after a segment's first starts a new one).
+ * message suggests. `min` 1 is the model's: Kafka has no validator, and at 1, as at 0 or a
+ * small negative value, every batch after a segment's first starts a new segment
+ * (LogSegment.shouldRoll: size > maxSegmentBytes - messagesSize).
  */
 export const INTERNAL_TOPIC_CONFIGS = {
   [INTERNAL_SEGMENT_BYTES]: {
     kind: 'int', min: 1, max: KAFKA_INT_MAX,
-    doc: 'Kafka\'s internal test override of segment.bytes (no minimum but 1): when set, segments roll at this size instead.',
+    doc: 'Kafka\'s internal test override of segment.bytes (from 1; Kafka sets no minimum): when set, segments roll at this size instead.',
   },
 } as const satisfies Record<string, ValueSpec>;
 
