@@ -24,6 +24,7 @@
  * 7 days, so the tiered store keeps the whole hour. Kafka's own defaults elsewhere
  * (replica.fetch.wait.max.ms 500, replica.fetch.max.bytes 1 MiB).
  */
+import { INTERNAL_SEGMENT_BYTES, SEGMENT_BYTES_MIN } from '../core/domain/config.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
 
@@ -40,7 +41,7 @@ export interface WorkloadOptions {
   producePeriodMs?: number;
   /** Records per produce multiplied by this (batch.size, segment.bytes and local retention bytes follow, so segment and batch counts stay the same). */
   recordScale?: number;
-  /** Segments multiplied by this (segment.bytes and local retention bytes divided by it). */
+  /** Segments multiplied by this (segment.bytes and local retention bytes divided by it; a segment size below Kafka's 1 MiB minimum goes in internal.segment.bytes). */
   segmentScale?: number;
 }
 
@@ -78,7 +79,8 @@ export function workloadDocument(options: WorkloadOptions = {}) {
         replicas: Array.from({ length: o.partitions }, (_, p) => [p % brokers, (p + 1) % brokers, (p + 2) % brokers]),
         config: {
           'remote.storage.enable': true,
-          'segment.bytes': segmentBytes,
+          // Below Kafka's 1 MiB minimum (segmentScale 10 gives 1,000,000 bytes), Kafka's internal test override.
+          [segmentBytes >= SEGMENT_BYTES_MIN ? 'segment.bytes' : INTERNAL_SEGMENT_BYTES]: segmentBytes,
           'local.retention.bytes': localRetentionBytes,
           'min.insync.replicas': 2,
         },

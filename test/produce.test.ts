@@ -68,7 +68,7 @@ test('remote.log.copy.disable stops uploads at once; local retention then falls 
     name: 'copy disable',
     brokers: 1,
     config: { 'remote.log.manager.task.interval.ms': 1000 },
-    topics: topic({ 'remote.storage.enable': true, 'segment.bytes': 51200, 'local.retention.bytes': 1 }, [[0]]),
+    topics: topic({ 'remote.storage.enable': true, 'internal.segment.bytes': 51200, 'local.retention.bytes': 1 }, [[0]]),
     timeline: [
       { at: 0, produce: { topic: 't', partition: 0, records: 100, acks: 1 } },
       { at: 500, setConfig: { topic: 't', 'remote.log.copy.disable': true } },

@@ -63,7 +63,7 @@ function scenarioOf(commands: Command[], seed: number): Scenario {
         name: TOPIC,
         partitions: 1,
         replicas: [[0, 1]],
-        config: { 'remote.storage.enable': true, 'segment.bytes': 51200, 'local.retention.bytes': 102400 },
+        config: { 'remote.storage.enable': true, 'internal.segment.bytes': 51200, 'local.retention.bytes': 102400 },
         initial: [],
       },
     ],

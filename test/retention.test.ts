@@ -348,7 +348,7 @@ function failedCopyScenario(backAtMs = 1500): unknown {
       name: 'orders',
       partitions: 1,
       replicas: [[0]],
-      config: { 'remote.storage.enable': true, 'segment.bytes': 51200, 'local.retention.bytes': 1 },
+      config: { 'remote.storage.enable': true, 'internal.segment.bytes': 51200, 'local.retention.bytes': 1 },
       initial: [{ partition: 0, segments: ORDERS_SEGMENTS }],
     }],
     timeline: [
@@ -540,7 +540,7 @@ describe('kernel: remote retention (retention.bytes across both tiers)', () => {
       name: 'orders',
       partitions: 1,
       replicas: [[0]],
-      config: { 'remote.storage.enable': true, 'segment.bytes': 51200, 'retention.bytes': 100000 },
+      config: { 'remote.storage.enable': true, 'internal.segment.bytes': 51200, 'retention.bytes': 100000 },
       initial: [{
         partition: 0,
         segments: [

@@ -118,14 +118,14 @@ describe('the number of problems', () => {
   });
 
   test('duplicate keys in the text count towards the same cap, and are found in linear time', () => {
-    const keys = Array.from({ length: 5000 }, () => '  segment.bytes: 1\n').join('');
+    const keys = Array.from({ length: 5000 }, () => '  segment.ms: 1\n').join('');
     const text = `name: x\nbrokers: 1\nuntil: 5\ntopics:\n- name: t\n  partitions: 1\n  replicas: [[0]]\n  config:\n${keys.replace(/^ {2}/gm, '    ')}`;
     const started = performance.now();
     const problems = problemsOf(parseScenarioText(text, 'dups.yaml'));
     expect(performance.now() - started).toBeLessThan(3000);
     expect(problems).toHaveLength(MAX_PROBLEMS + 1);
-    expect(problems[0].path).toBe('topics[0].config["segment.bytes"]');
-    expect(problems[0].message).toMatch(/duplicate key 'segment.bytes' \(dups\.yaml, line 10, column 5\)/);
+    expect(problems[0].path).toBe('topics[0].config["segment.ms"]');
+    expect(problems[0].message).toMatch(/duplicate key 'segment.ms' \(dups\.yaml, line 10, column 5\)/);
     expect(problems[MAX_PROBLEMS].message).toBe(`... and 4,899 more problems (only the first ${MAX_PROBLEMS} are listed)`);
     expect(problemCount(problems)).toBe(4999);
   });
@@ -200,14 +200,24 @@ describe('the work budget', () => {
     expect(problems[0].message).toMatch(/about 2,100,000 record batches .*700,000 batches of up to 1 records, on 3 replicas/);
   });
 
-  test('segments: rolled by segment.bytes over the run', () => {
+  test('segments: rolled by internal.segment.bytes over the run', () => {
     const problems = check((r) => {
-      r.topics[0].config = { 'segment.bytes': 1024 };
+      r.topics[0].config = { 'internal.segment.bytes': 1024 };
       r.timeline[0].produce = { topic: 'orders', partition: 0, records: 10, everyMs: 5 };
       r.until = 60_000;
     });
-    expect(problems.map((p) => p.path)).toEqual(['topics[0].config["segment.bytes"]']);
+    expect(problems.map((p) => p.path)).toEqual(['topics[0].config["internal.segment.bytes"]']);
     expect(problems[0].message).toMatch(/segments .* more than the limit of 10,000/);
+    expect(problems[0].message).toMatch(/segments rolled \(internal\.segment\.bytes 1,024, segment\.ms/);
+  });
+
+  test('segments: a setConfig of internal.segment.bytes counts, and is named', () => {
+    const problems = check((r) => {
+      r.timeline[0].produce = { topic: 'orders', partition: 0, records: 10, everyMs: 5 };
+      r.timeline.push({ at: 20, setConfig: { topic: 'orders', 'internal.segment.bytes': 1024 } });
+      r.until = 60_000;
+    });
+    expect(problems.map((p) => p.path)).toEqual(['timeline[1].setConfig["internal.segment.bytes"]']);
   });
 
   test('kernel events: idle followers over a long until, named at until', () => {

@@ -31,7 +31,7 @@ topics:
     replicas: [[0, 1]]                      # per partition; the first is the leader
     config:                                 # topic configs, Kafka names
       remote.storage.enable: true
-      segment.bytes: 51200
+      internal.segment.bytes: 51200
       local.retention.bytes: 1
     initial:                                # optional: the leader's log at t = 0
       - partition: 0
@@ -91,7 +91,7 @@ function base(): Raw {
         name: 'orders',
         partitions: 2,
         replicas: [[0, 1], [1, 2]],
-        config: { 'remote.storage.enable': true, 'segment.bytes': 51200 },
+        config: { 'remote.storage.enable': true, 'internal.segment.bytes': 51200 },
         initial: [
           {
             partition: 0,
@@ -114,7 +114,7 @@ function base(): Raw {
       { at: 3000, crash: { broker: 0 } },
       { at: 4000, restart: { broker: 0 } },
       { at: 5000, electLeader: { topic: 'orders', partition: 0, broker: 1 } },
-      { at: 6000, setConfig: { 'segment.bytes': 1000, 'replica.fetch.backoff.ms': 5 } },
+      { at: 6000, setConfig: { 'segment.bytes': 2097152, 'replica.fetch.backoff.ms': 5 } },
       { at: 6000, setConfig: { topic: 'orders', 'retention.ms': 5 } },
       { at: 7000, objectStore: { available: false, store: 'wal' } },
     ],
@@ -165,7 +165,7 @@ describe('valid scenarios', () => {
         name: 'orders',
         partitions: 1,
         replicas: [[0, 1]],
-        config: { 'remote.storage.enable': true, 'segment.bytes': 51200, 'local.retention.bytes': 1 },
+        config: { 'remote.storage.enable': true, 'internal.segment.bytes': 51200, 'local.retention.bytes': 1 },
         initial: [
           {
             partition: 0,
@@ -305,7 +305,7 @@ describe('valid scenarios', () => {
 
   test('setConfig with and without a topic', () => {
     const s = scenarioOf(validateScenario(base()));
-    expect(s.timeline[6].action).toEqual({ kind: 'setConfig', values: { 'segment.bytes': 1000, 'replica.fetch.backoff.ms': 5 } });
+    expect(s.timeline[6].action).toEqual({ kind: 'setConfig', values: { 'segment.bytes': 2097152, 'replica.fetch.backoff.ms': 5 } });
     expect(s.timeline[7].action).toEqual({ kind: 'setConfig', topic: 'orders', values: { 'retention.ms': 5 } });
     expect(s.timeline[8].action).toEqual({ kind: 'objectStore', available: false, store: 'wal' });
     expect(s.timeline[2].action).toEqual({ kind: 'consume', topic: 'orders', partition: 0, fromOffset: 0, records: 5 });
@@ -590,7 +590,7 @@ topics:
   - name: t
     partitions: 1
     replicas: [[0]]
-    config: { segment.bytes: 10, segment.bytes: 20 }
+    config: { segment.bytes: 1048576, segment.bytes: 2097152 }
     name: u
 until: 0
 `));

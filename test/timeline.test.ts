@@ -18,7 +18,7 @@ function tieredLeader(timeline: unknown[], segments = [
     config: { 'follower.fetch.last.tiered.offset.enable': false },
     topics: [{
       name: 't', partitions: 1, replicas: [[0, 1]],
-      config: { 'remote.storage.enable': true, 'segment.bytes': 51200 },
+      config: { 'remote.storage.enable': true, 'internal.segment.bytes': 51200 },
       initial: [{ partition: 0, segments }],
     }],
     timeline,

@@ -11,17 +11,53 @@ export type ConfigValue = number | boolean | string;
 
 export type ConfigKind = 'int' | 'boolean' | 'string';
 
-export interface ConfigSpec {
+/** What a config's values may be. */
+export interface ValueSpec {
   readonly kind: ConfigKind;
-  readonly default: ConfigValue;
   /** Smallest accepted value (ints only). */
   readonly min?: number;
+  /** Largest accepted value (ints only; Kafka's INT type ends at 2147483647). */
+  readonly max?: number;
+  /**
+   * Ints only: `min` and `max` are Kafka's own validator of the config (ConfigDef.Range and
+   * Type.INT), and this says where Kafka defines it. A value outside is refused with
+   * Kafka's ConfigException text (kafkaRangeRefusal).
+   */
+  readonly kafkaRange?: string;
+  /** Added to the refusal of a value below `min`: what to do instead. */
+  readonly belowMinHint?: string;
   /** Allowed values (strings only). */
   readonly oneOf?: readonly string[];
   readonly doc: string;
 }
 
+/** A config with a default: every run has a value for it. */
+export interface ConfigSpec extends ValueSpec {
+  readonly default: ConfigValue;
+}
+
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The largest value of Kafka's ConfigDef.Type.INT (Java's Integer.MAX_VALUE). */
+export const KAFKA_INT_MAX = 2147483647;
+
+/**
+ * Kafka's smallest `segment.bytes`, 1 MiB: LogConfig defines the topic config with
+ * `atLeast(1024 * 1024)` since Kafka 4.1 (KAFKA-19080, which added `internal.segment.bytes`
+ * for smaller test segments), and the broker default `log.segment.bytes`
+ * (LogConfig.SERVER_CONFIG_DEF) likewise since Kafka 4.0 (KIP-1030). The model follows
+ * Kafka 4.3, where both hold.
+ */
+export const SEGMENT_BYTES_MIN = 1024 * 1024;
+
+/**
+ * Kafka's internal override of `segment.bytes` (LogConfig.INTERNAL_SEGMENT_BYTES_CONFIG,
+ * Kafka 4.1+): defined with `defineInternal(..., INT, null, null, ...)`, so it has no
+ * default and no validator, and it is left out of the documented configs
+ * (LogConfig.nonInternalConfigNames). When set, LogConfig.segmentSize() returns it instead of
+ * `segment.bytes`. Kafka's doc: "This should be used for testing only."
+ */
+export const INTERNAL_SEGMENT_BYTES = 'internal.segment.bytes';
 
 /** Broker configs (Kafka names), applied to every broker. */
 export const BROKER_CONFIGS = {
@@ -83,8 +119,10 @@ export const TOPIC_CONFIGS = {
     doc: 'Stop copying new segments to remote storage (reads and deletes go on).',
   },
   'segment.bytes': {
-    kind: 'int', default: 1073741824, min: 1,
-    doc: 'Bytes after which the active segment is rolled.',
+    kind: 'int', default: 1073741824, min: SEGMENT_BYTES_MIN, max: KAFKA_INT_MAX,
+    kafkaRange: 'LogConfig: atLeast(1024 * 1024), Kafka 4.1+',
+    belowMinHint: 'for smaller segments, as in a test, set internal.segment.bytes (Kafka\'s internal test override) instead',
+    doc: 'Bytes after which the active segment is rolled (at least 1 MiB; internal.segment.bytes overrides it).',
   },
   'segment.ms': {
     kind: 'int', default: WEEK_MS, min: 1,
@@ -120,11 +158,30 @@ export const TOPIC_CONFIGS = {
   },
 } as const satisfies Record<string, ConfigSpec>;
 
+/**
+ * Topic configs Kafka defines as internal (ConfigDef.defineInternal): accepted under their
+ * names, with no default (absent unless given), and not listed among the topic configs a
+ * message suggests. `min` 1 is the model's: Kafka has no validator, and at 1, as at 0 or a
+ * small negative value, every batch after a segment's first starts a new segment
+ * (LogSegment.shouldRoll: size > maxSegmentBytes - messagesSize).
+ */
+export const INTERNAL_TOPIC_CONFIGS = {
+  [INTERNAL_SEGMENT_BYTES]: {
+    kind: 'int', min: 1, max: KAFKA_INT_MAX,
+    doc: 'Kafka\'s internal test override of segment.bytes (from 1; Kafka sets no minimum): when set, segments roll at this size instead.',
+  },
+} as const satisfies Record<string, ValueSpec>;
+
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
+/** The topic configs with a default (every run has a value). */
 export type TopicConfigKey = keyof typeof TOPIC_CONFIGS;
+export type InternalTopicConfigKey = keyof typeof INTERNAL_TOPIC_CONFIGS;
 
 export type BrokerConfig = { -readonly [K in BrokerConfigKey]: (typeof BROKER_CONFIGS)[K]['default'] extends boolean ? boolean : (typeof BROKER_CONFIGS)[K]['default'] extends number ? number : string };
-export type TopicConfig = { -readonly [K in TopicConfigKey]: (typeof TOPIC_CONFIGS)[K]['default'] extends boolean ? boolean : (typeof TOPIC_CONFIGS)[K]['default'] extends number ? number : string };
+/** A topic's configs: every config with a default, and the internal ones only when given. */
+export type TopicConfig = { -readonly [K in TopicConfigKey]: (typeof TOPIC_CONFIGS)[K]['default'] extends boolean ? boolean : (typeof TOPIC_CONFIGS)[K]['default'] extends number ? number : string } & {
+  -readonly [K in InternalTopicConfigKey]?: number;
+};
 
 /** Model knobs: not Kafka configs. Units are in the names. */
 export interface ModelKnobs {
@@ -232,14 +289,47 @@ export function isBrokerConfigKey(key: string): key is BrokerConfigKey {
   return Object.prototype.hasOwnProperty.call(BROKER_CONFIGS, key);
 }
 
-export function isTopicConfigKey(key: string): key is TopicConfigKey {
-  return Object.prototype.hasOwnProperty.call(TOPIC_CONFIGS, key);
+/** A topic config key, internal ones (internal.segment.bytes) included. */
+export function isTopicConfigKey(key: string): key is keyof TopicConfig {
+  return Object.prototype.hasOwnProperty.call(TOPIC_CONFIGS, key) || isInternalTopicConfigKey(key);
 }
 
-export function configSpec(key: string): ConfigSpec | undefined {
-  if (isBrokerConfigKey(key)) return BROKER_CONFIGS[key];
-  if (isTopicConfigKey(key)) return TOPIC_CONFIGS[key];
+export function isInternalTopicConfigKey(key: string): key is InternalTopicConfigKey {
+  return Object.prototype.hasOwnProperty.call(INTERNAL_TOPIC_CONFIGS, key);
+}
+
+/** The spec of a topic config, internal ones included. */
+export function topicConfigSpec(key: string): ValueSpec | undefined {
+  if (Object.prototype.hasOwnProperty.call(TOPIC_CONFIGS, key)) return TOPIC_CONFIGS[key as TopicConfigKey];
+  if (isInternalTopicConfigKey(key)) return INTERNAL_TOPIC_CONFIGS[key];
   return undefined;
+}
+
+export function configSpec(key: string): ValueSpec | undefined {
+  if (isBrokerConfigKey(key)) return BROKER_CONFIGS[key];
+  return topicConfigSpec(key);
+}
+
+/**
+ * Kafka's refusal of an int value outside a config's `kafkaRange`, in the words of its
+ * ConfigException ("Invalid value V for configuration NAME: MESSAGE"; the message is
+ * ConfigDef.Range's "Value must be at least MIN", or ConfigDef.parseType's "Not a number of
+ * type INT" past Integer.MAX_VALUE). Null when Kafka accepts the value or the spec has no
+ * Kafka range.
+ */
+export function kafkaRangeRefusal(key: string, spec: ValueSpec, v: number): string | null {
+  if (spec.kafkaRange === undefined) return null;
+  if (spec.max !== undefined && v > spec.max) return `Invalid value ${v} for configuration ${key}: Not a number of type INT`;
+  if (spec.min !== undefined && v < spec.min) return `Invalid value ${v} for configuration ${key}: Value must be at least ${spec.min}`;
+  return null;
+}
+
+/**
+ * The size at which a topic's active segment rolls: `internal.segment.bytes` when set, else
+ * `segment.bytes` (Kafka's LogConfig.segmentSize(), Kafka 4.1+).
+ */
+export function segmentSize(c: TopicConfig): number {
+  return c[INTERNAL_SEGMENT_BYTES] ?? c['segment.bytes'];
 }
 
 /** Effective local retention: -2 defers to the total retention setting. */

@@ -9,7 +9,7 @@
  * Leaves out the full trace (the JSON format has it) and pictures (the Mermaid and SVG
  * formats draw them).
  */
-import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
+import { BROKER_CONFIGS, INTERNAL_TOPIC_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
 import { describeJitter } from '../domain/jitter.js';
 import { INVARIANTS } from '../sim/invariants.js';
 import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
@@ -165,6 +165,13 @@ function configSection(r: Report): string[] {
       const then = changed(t.name, k);
       if (start === spec.default && then === '' && k !== 'remote.storage.enable') continue;
       rows.push([code(k), `topic ${code(t.name)}`, value(start) + then, value(spec.default)]);
+    }
+    // Internal configs (no default) show when given.
+    for (const k of Object.keys(INTERNAL_TOPIC_CONFIGS)) {
+      const start = (t.config as Record<string, unknown>)[k];
+      const then = changed(t.name, k);
+      if (start === undefined && then === '') continue;
+      rows.push([code(k), `topic ${code(t.name)} (Kafka's internal test override)`, (start === undefined ? 'not set' : value(start)) + then, 'not set']);
     }
   }
   for (const [k, spec] of Object.entries(MODEL_KNOBS)) {
@@ -336,6 +343,8 @@ export function renderMarkdown(r: Report): string {
     out.push(mdParagraph(r.chapter.chapter.summary), '');
   }
   if (r.scenario.description.trim() !== '') out.push(mdParagraph(r.scenario.description), '');
+  // Every size below (segments, bytes moved, costs) is at this scale.
+  if (r.run.sizesScaled) out.push(`**Sizes scaled:** ${mdInline(r.run.sizesScaledReason ?? '')}.`, '');
   out.push(...setupSection(r), ...configSection(r));
   out.push(...(r.chapter ? chapterSection(r) : eventsSection(r)));
   out.push(...offsetsSection(r), ...figuresSection(r), ...comparisonSection(r), ...invariantsSection(r), ...footer(r));

@@ -9,7 +9,7 @@
  * - records: produced over the run, and those of `initial`;
  * - record batches: a produce is cut into batches of `producerBatchBytes`, and every replica
  *   of the partition keeps a copy;
- * - segments: rolled by `segment.bytes` and `segment.ms`, and those of `initial`;
+ * - segments: rolled by `segment.bytes` (or `internal.segment.bytes`) and `segment.ms`, and those of `initial`;
  * - kernel events: the timeline, the followers' fetch rounds (one per long poll,
  *   `replica.fetch.wait.max.ms` plus the round trip, while idle; more when data arrives),
  *   consumer fetches, remote log manager tasks, ISR checks, segment uploads and WAL writes.
@@ -20,7 +20,7 @@
  * --max-steps and the page's step cap stop a run that still goes on. A problem names the
  * part of the file that contributes most.
  */
-import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
+import { BROKER_CONFIGS, INTERNAL_SEGMENT_BYTES, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
 import { keyPath, num } from './checks.js';
 import type { Problems } from './checks.js';
 import type { InputProblem, Scenario, TimelineAction } from './types.js';
@@ -91,10 +91,12 @@ function brokerValues(s: Scenario, key: keyof typeof BROKER_CONFIGS): Values {
   return out;
 }
 
-function topicValues(s: Scenario, t: number, key: keyof typeof TOPIC_CONFIGS): Values {
+/** As brokerValues, for a topic; an internal config (no default) has only the values given. */
+function topicValues(s: Scenario, t: number, key: keyof typeof TOPIC_CONFIGS | typeof INTERNAL_SEGMENT_BYTES): Values {
   const topic = s.topics[t];
   const given = (topic.config as Record<string, unknown>)[key];
-  const out: Values = [{ value: given ?? TOPIC_CONFIGS[key].default, path: given === undefined ? '' : keyPath(`topics[${t}].config`, key) }];
+  const fallback = key === INTERNAL_SEGMENT_BYTES ? undefined : TOPIC_CONFIGS[key].default;
+  const out: Values = given === undefined && fallback === undefined ? [] : [{ value: given ?? fallback, path: given === undefined ? '' : keyPath(`topics[${t}].config`, key) }];
   s.timeline.forEach((e, i) => {
     const a = e.action;
     if (a.kind === 'setConfig' && (a.topic === undefined || a.topic === topic.name) && key in a.values) {
@@ -269,13 +271,17 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
   }
   for (const w of partitions.values()) {
     const t = w.topic;
-    const segBytes = smallest(topicValues(s, t, 'segment.bytes'));
+    // The smallest segment size the run may roll at: internal.segment.bytes, where given, takes
+    // segment.bytes' place (LogConfig.segmentSize()); counting both errs on more segments.
+    const internal = topicValues(s, t, INTERNAL_SEGMENT_BYTES);
+    const segBytes = smallest([...topicValues(s, t, 'segment.bytes'), ...internal]);
+    const segKey = internal.some((v) => v.path === segBytes.path) ? INTERNAL_SEGMENT_BYTES : 'segment.bytes';
     const segMs = smallest(topicValues(s, t, 'segment.ms'));
     const rolled = Math.min(w.batches, Math.ceil(w.bytes / segBytes.value) + Math.min(w.firings, Math.ceil(U / segMs.value)));
     if (rolled + w.initialSegments === 0) continue;
     const path = segBytes.path || segMs.path || `topics[${t}]`;
     const name = s.topics[t].name;
-    parts.segments.push({ path, amount: rolled + w.initialSegments, why: () => `topic ${name}: ${num(rolled)} segments rolled (segment.bytes ${num(segBytes.value)}, segment.ms ${num(segMs.value)})${w.initialSegments > 0 ? ` and ${num(w.initialSegments)} initial` : ''} on a partition` });
+    parts.segments.push({ path, amount: rolled + w.initialSegments, why: () => `topic ${name}: ${num(rolled)} segments rolled (${segKey} ${num(segBytes.value)}, segment.ms ${num(segMs.value)})${w.initialSegments > 0 ? ` and ${num(w.initialSegments)} initial` : ''} on a partition` });
     const each = tieredTopic[t] ? EVENTS_PER_TIERED_SEGMENT : 1;
     parts.events.push({ path, amount: rolled * each, why: () => `topic ${name}: ${num(rolled)} segments rolled on a partition${tieredTopic[t] ? ', each uploaded and deleted' : ''}` });
   }

@@ -9,8 +9,10 @@ import {
   TOPIC_CONFIGS,
   isBrokerConfigKey,
   isTopicConfigKey,
+  kafkaRangeRefusal,
+  topicConfigSpec,
 } from '../domain/config.js';
-import type { ConfigSpec, ConfigValue, ModelKnobs } from '../domain/config.js';
+import type { ConfigValue, ModelKnobs, ValueSpec } from '../domain/config.js';
 import { PRICE_KEYS, WAL_PRICE_LISTS, isPriceKey } from '../domain/prices.js';
 import type { PriceOverrides } from '../domain/prices.js';
 import { boolC, checkInt, describe, expectMap, hasOwn, keyPath, list, oneOfC, q, stringC } from './checks.js';
@@ -27,10 +29,19 @@ function isModelKnob(key: string): key is keyof ModelKnobs {
   return hasOwn(MODEL_KNOBS, key);
 }
 
-function checkConfigValue(p: Problems, spec: ConfigSpec, v: unknown, path: string): ConfigValue | undefined {
+function checkConfigValue(p: Problems, key: string, spec: ValueSpec, v: unknown, path: string): ConfigValue | undefined {
   switch (spec.kind) {
-    case 'int':
-      return checkInt(p, v, path, { min: spec.min });
+    case 'int': {
+      // Outside Kafka's own range: refused with Kafka's reason (ConfigException's text), on one line.
+      const refusal = typeof v === 'number' && Number.isSafeInteger(v) ? kafkaRangeRefusal(key, spec, v) : null;
+      if (refusal !== null) {
+        const hint = spec.belowMinHint !== undefined && spec.min !== undefined && (v as number) < spec.min ? `; ${spec.belowMinHint}` : '';
+        const exp = spec.max === undefined ? `an integer >= ${spec.min}` : `an integer from ${spec.min} to ${spec.max}`;
+        p.add(path, `expected ${exp}, got ${describe(v)}: Kafka refuses it ("${refusal}"; ${spec.kafkaRange})${hint}`);
+        return undefined;
+      }
+      return checkInt(p, v, path, { min: spec.min, max: spec.max });
+    }
     case 'boolean':
       return boolC.check(p, v, path);
     case 'string':
@@ -66,12 +77,12 @@ export function validateConfigEntries(
     const path = keyPath(base, key);
     const broker = isBrokerConfigKey(key);
     const topic = isTopicConfigKey(key);
-    let spec: ConfigSpec | undefined;
+    let spec: ValueSpec | undefined;
     if (broker && (scope === 'broker' || scope === 'any')) spec = BROKER_CONFIGS[key as keyof typeof BROKER_CONFIGS];
-    else if (topic && scope !== 'broker') spec = TOPIC_CONFIGS[key as keyof typeof TOPIC_CONFIGS];
+    else if (topic && scope !== 'broker') spec = topicConfigSpec(key);
 
     if (spec) {
-      const value = checkConfigValue(p, spec, obj[key], path);
+      const value = checkConfigValue(p, key, spec, obj[key], path);
       if (value !== undefined) out[key] = value;
       continue;
     }

@@ -5,6 +5,7 @@
  * a tiered topic with a ranged GET of the remote segment (RemoteLogManager.read).
  */
 import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../domain/partition-log.js';
+import { segmentSize } from '../domain/config.js';
 import type { Acks } from '../scenario/types.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
@@ -58,7 +59,7 @@ export function appendAsLeader(s: Sim, broker: number, key: string, msgId: numbe
       appendedMs: now,
     };
     part.nextSequence += count;
-    if (appendBatch(r.log, batch, cfg['segment.bytes'], cfg['segment.ms'], now)) {
+    if (appendBatch(r.log, batch, segmentSize(cfg), cfg['segment.ms'], now)) {
       s.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: base, rule: 'segmentFull' });
     }
   }

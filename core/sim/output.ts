@@ -6,6 +6,7 @@ import { logEndOffset } from '../domain/partition-log.js';
 import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import type { FollowerFetcherContext } from '../machines/follower-fetcher.js';
 import { kafkaFetchState } from '../machines/follower-fetcher.js';
+import { scaledSizesReason } from '../scenario/scaled.js';
 import type { Kernel } from './kernel.js';
 import { costUsd, gbMonths } from './costs.js';
 import type { ReplicaStats } from './state.js';
@@ -48,6 +49,14 @@ export interface RunJson {
   description: string;
   seed: number;
   endMs: number;
+  /**
+   * The scenario sets `internal.segment.bytes`, Kafka's internal test override of
+   * segment.bytes (the bundled scenarios use it for segments below Kafka's 1 MiB minimum):
+   * its sizes are not those of a cluster Kafka would let a user configure (core/scenario/scaled.ts).
+   */
+  sizesScaled: boolean;
+  /** Only when `sizesScaled`: one line saying which values, on which topics, and why. */
+  sizesScaledReason?: string;
   /** Only in a run with `--latency measured`: simulated time followed the real store. */
   latency?: { mode: 'measured'; deterministic: false };
   config: Record<string, unknown>;
@@ -111,11 +120,14 @@ export function buildRunJson(k: Kernel): RunJson {
   });
   const topics: Record<string, unknown> = {};
   for (const [name, c] of Object.entries(k.state.topicConfigs)) topics[name] = { ...c };
+  const scaledReason = scaledSizesReason(k.scenario);
   return {
     scenario: k.scenario.name,
     description: k.scenario.description,
     seed: k.seed,
     endMs: k.state.nowMs,
+    sizesScaled: scaledReason !== null,
+    ...(scaledReason !== null ? { sizesScaledReason: scaledReason } : {}),
     ...(k.latencyMode === 'measured' ? { latency: { mode: 'measured' as const, deterministic: false as const } } : {}),
     config: { ...k.state.brokerConfig, topics, model: { ...k.state.model }, zones: k.state.brokers.map((b) => b.zone), prices: { ...k.state.prices } },
     partitions,

@@ -4,6 +4,7 @@
  * state's epochs and producers, and the local bytes the storage cost follows. Each is traced,
  * and a follower's append is checked against the leader's log as it happens.
  */
+import { segmentSize } from '../domain/config.js';
 import type { Rule } from '../domain/rules.js';
 import type { EpochEntry } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, appendBatch, localBytes, logEndOffset, maybeIncrementLogStartOffset, truncateFullyAndStartAt, truncateTo, updateHighWatermark } from '../domain/partition-log.js';
@@ -42,7 +43,7 @@ export function appendAsFollower(s: Sim, broker: number, key: string, batches: r
   let bytes = 0;
   for (const b of batches) {
     if (b.baseOffset !== logEndOffset(r.log)) continue;
-    if (appendBatch(r.log, b, cfg['segment.bytes'], cfg['segment.ms'], now)) {
+    if (appendBatch(r.log, b, segmentSize(cfg), cfg['segment.ms'], now)) {
       s.emit({ atMs: now, type: 'log', action: 'segmentRolled', broker, topic: part.topic, partition: part.partition, baseOffset: b.baseOffset, rule: 'segmentFull' });
     }
     records += b.lastOffset - b.baseOffset + 1;

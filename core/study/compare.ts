@@ -9,6 +9,7 @@
  * the run's cost scaled from its simulated duration to 30 days at the same rates, once the
  * run has covered at least MONTH_MIN_WINDOW_MS (null before: see monthAtRate).
  */
+import { scaledSizesReason } from '../scenario/scaled.js';
 import type { Scenario } from '../scenario/types.js';
 import { describeNetwork } from '../sim/bandwidth.js';
 import { Kernel } from '../sim/kernel.js';
@@ -91,6 +92,8 @@ export interface CompareResult {
   modes: CompareRow[];
   /** What the times and bytes assumed of the network and the stores (core/sim/bandwidth.ts, describeNetwork). */
   assumed?: string;
+  /** Only when the scenario's sizes are scaled (internal.segment.bytes; core/scenario/scaled.ts): why. */
+  sizesScaledReason?: string;
 }
 
 type Loose = Record<string, unknown>;
@@ -229,7 +232,8 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number, opti
     }
     return rowOf(mode, buildRunJson(k), k);
   });
-  return { scenario: s.name, seed: seed ?? s.seed, modes: rows, ...(assumed === undefined ? {} : { assumed }) };
+  const scaled = scaledSizesReason(s);
+  return { scenario: s.name, seed: seed ?? s.seed, modes: rows, ...(scaled !== null ? { sizesScaledReason: scaled } : {}), ...(assumed === undefined ? {} : { assumed }) };
 }
 
 /** Bytes in the figure tables: one decimal, kept ("1.0 MiB"), in B, KiB or MiB. */
@@ -266,6 +270,7 @@ export function formatCompare(r: CompareResult): string {
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((row) => row[i].length)));
   const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const lines = [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line)];
-  if (r.assumed !== undefined) lines.push('', `assumed: ${r.assumed}`);
+  if (r.sizesScaledReason !== undefined) lines.push('', `sizes scaled: ${r.sizesScaledReason}`);
+  if (r.assumed !== undefined) lines.push(...(r.sizesScaledReason === undefined ? [''] : []), `assumed: ${r.assumed}`);
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@
 import { MODEL_KNOBS } from '../../core/domain/config.js';
 import { describeJitter } from '../../core/domain/jitter.js';
 import { BATCH_HEADER_BYTES, minBatchBytes } from '../../core/format/record-batch.js';
+import { scaledSizesReason } from '../../core/scenario/scaled.js';
 import { Kernel } from '../../core/sim/kernel.js';
 import { buildRunJson } from '../../core/sim/output.js';
 import { seedPrng } from '../../core/sim/prng.js';
@@ -103,6 +104,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (!flags.json) {
     io.out(`${loaded.scenario.name}${loaded.scenario.description ? `: ${loaded.scenario.description.trim()}` : ''}`);
     io.out(`seed ${kernel.seed}, until t=${loaded.scenario.until}ms`);
+    const scaled = scaledSizesReason(loaded.scenario);
+    if (scaled !== null) io.out(`sizes scaled: ${scaled}`);
     if (flags.latency === 'measured') io.out(`store latency: measured on the ${flags.store} store (this run is not deterministic)`);
     const jitter = loaded.scenario.model.jitter;
     if (jitter !== undefined) io.out(`latency jitter drawn from the seed (model.jitter): ${describeJitter(jitter)}${flags.latency === 'measured' ? ' (the stores\' measured latencies are not jittered)' : ''}`);
@@ -203,6 +206,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   } else {
     io.out('');
     io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events, shown as ${visible.count} steps in the walkthrough):`);
+    if (json.sizesScaled) io.out(`  sizes scaled: ${json.sizesScaledReason}`);
     for (const p of json.partitions) {
       io.out(`  ${p.topic}-${p.partition}: ${p.leader < 0 ? 'no leader' : `leader ${p.leader}`}, epoch ${p.leaderEpoch}, ISR [${p.isr.join(', ')}], ${p.remoteSegments.length} remote segments`);
       for (const r of p.replicas) {
