@@ -174,3 +174,51 @@ describe('the remote log reader pool (RemoteStorageThreadPool)', () => {
     expect(Object.keys(k.state.quotas.rates)).toEqual([]);
   });
 });
+
+describe('waits that outlive their reason', () => {
+  const copyScenario = (timeline: string[]) =>
+    [
+      'name: copy wait',
+      'brokers: 1',
+      'config: { remote.log.manager.copy.max.bytes.per.second: 51200 }',
+      'topics:',
+      '  - name: orders',
+      '    partitions: 1',
+      '    replicas: [[0]]',
+      '    config: { remote.storage.enable: true }',
+      '    initial:',
+      '      - partition: 0',
+      '        segments:',
+      '          - { baseOffset: 0, endOffset: 49, tier: local }',
+      '          - { baseOffset: 50, endOffset: 99, tier: local }',
+      '          - { baseOffset: 100, endOffset: 149, tier: local }',
+      '          - { baseOffset: 150, endOffset: 159, tier: local }',
+      ...(timeline.length > 0 ? ['timeline:', ...timeline] : []),
+      'until: 5000',
+    ].join('\n');
+  const run = (text: string) => {
+    const r = parseScenarioText(text, 'copy.yaml');
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const k = new Kernel(r.scenario);
+    k.runToEnd();
+    return k;
+  };
+  const started = (k: Kernel) => k.trace.filter((e) => e.type === 'remoteMetadata' && (e as Loose).to === 'COPY_SEGMENT_STARTED').map((e) => (e as Loose).baseOffset);
+
+  test('a copy waiting for the quota starts once the window allows it', () => {
+    expect(started(run(copyScenario([])))).toEqual([0, 50, 100]);
+  });
+
+  test('remote.log.copy.disable set during the wait: the copy never starts (Kafka cancels the copy task), and the run goes on', () => {
+    const k = run(copyScenario(['  - at: 500', '    setConfig: { topic: orders, remote.log.copy.disable: true }']));
+    expect(started(k)).toEqual([0, 50]);
+    expect(k.state.violations).toEqual([]);
+  });
+
+  test('the same scenario gives the same trace twice (the rates are plain data in the state)', () => {
+    const a = run(copyScenario([]));
+    const b = run(copyScenario([]));
+    expect(JSON.stringify(b.trace)).toBe(JSON.stringify(a.trace));
+    expect(b.state.quotas).toEqual(a.state.quotas);
+  });
+});

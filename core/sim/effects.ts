@@ -12,7 +12,7 @@ import { logEndOffset } from '../domain/partition-log.js';
 import { completeAcks, appendAsLeader } from './clients.js';
 import type { Sim } from './context.js';
 import { tailSynced } from './controller.js';
-import { replica } from './facts.js';
+import { replica, tiered } from './facts.js';
 import type { EffectParams, EffectType, MachineName } from './machines.js';
 import { parkFetch, reply, respond, respondFetch, sendRequest } from './network.js';
 import { copyQuotaWaits, followerFetched, followerLagReset, followerThrottleWaits } from './quotas.js';
@@ -287,9 +287,16 @@ export function resumeQuotaWait(s: Sim, w: QuotaWait): void {
     case 'followerFetch':
       if (stillAwaiting(s, w.broker, w.key, 'fetcher', w.requestId)) sendFollowerFetch(s, w);
       return;
-    case 'copy':
-      if (stillAwaiting(s, w.broker, w.key, 'rlm', w.requestId) && s.state.partitions[w.key].leader === w.broker) startSegmentCopy(s, w);
+    case 'copy': {
+      if (!stillAwaiting(s, w.broker, w.key, 'rlm', w.requestId) || s.state.partitions[w.key].leader !== w.broker) return;
+      const part = s.state.partitions[w.key];
+      const seg = replica(s.state, w.key, w.broker).log.segments.find((x) => x.baseOffset === w.baseOffset && x.endOffset === w.endOffset);
+      // Tiering or copying turned off during the wait (Kafka cancels the copy task), or the
+      // segment is gone: this run ends and the task starts again.
+      if (seg === undefined || !tiered(s.state, w.key) || s.state.topicConfigs[part.topic]['remote.log.copy.disable']) return s.deliver(w.broker, w.key, 'rlm', { type: 'rlm.started', role: 'leader' });
+      startSegmentCopy(s, w);
       return;
+    }
     case 'remoteFetch':
       if (!s.state.brokers[w.broker].alive) return;
       reply(s, w.msg, { error: null, batches: [], servedFrom: 'remote', rule: 'remoteFetchThrottled', fetchOffset: w.msg.body.fetchOffset }, w.broker);

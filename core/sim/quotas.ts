@@ -107,7 +107,8 @@ export function shouldLeaderThrottle(s: Sim, key: string, leader: number, follow
 export function leaderThrottle(s: Sim, key: string, leader: number, msg: RequestMessage, batches: RecordBatch[], rule: string): { batches: RecordBatch[]; rule: string } {
   if (typeof msg.source !== 'number' || !isThrottledReplica(s.state, key, leader, 'leader')) return { batches, rule };
   let out = { batches, rule };
-  if (batches.length > 0 && shouldLeaderThrottle(s, key, leader, msg.source)) {
+  // Kafka asks on every read of a follower (checkFetchDataInfo), records or not.
+  if (shouldLeaderThrottle(s, key, leader, msg.source) && batches.length > 0) {
     let held = 0;
     for (const b of batches) held += b.bytes;
     emit(s, key, leader, 'leaderThrottled', { follower: msg.source, heldBytes: held, ...rateNow(s, leader, 'leader') });
