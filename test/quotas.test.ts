@@ -215,6 +215,14 @@ describe('waits that outlive their reason', () => {
     expect(k.state.violations).toEqual([]);
   });
 
+  test('a crash during the wait drops it; the restarted broker, its quota forgotten, copies at once', () => {
+    const k = run(copyScenario(['  - at: 500', '    crash: { broker: 0 }', '  - at: 600', '    restart: { broker: 0 }']));
+    expect(started(k)).toEqual([0, 50, 100]);
+    const copy100 = k.trace.find((e) => e.type === 'remoteMetadata' && (e as Loose).to === 'COPY_SEGMENT_STARTED' && (e as Loose).baseOffset === 100)!;
+    expect(copy100.atMs).toBeLessThan(1200);
+    expect(k.state.violations).toEqual([]);
+  });
+
   test('the same scenario gives the same trace twice (the rates are plain data in the state)', () => {
     const a = run(copyScenario([]));
     const b = run(copyScenario([]));

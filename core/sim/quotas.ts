@@ -27,6 +27,7 @@ import type { RecordBatch } from '../domain/partition-log.js';
 import { logEndOffset } from '../domain/partition-log.js';
 import type { QuotaRule, Rule } from '../domain/rules.js';
 import type { Sim } from './context.js';
+import { remove } from './event-queue.js';
 import { replica } from './facts.js';
 import type { KernelState, QuotaWait, RequestMessage, RequestOf } from './state.js';
 
@@ -259,8 +260,15 @@ export function releaseRemoteReader(s: Sim, broker: number, msgId: number): Requ
   return next;
 }
 
-/** A crash loses the broker's quota sensors, fetch states and reader pool (all in memory). */
+/**
+ * A crash loses the broker's quota sensors, fetch states and reader pool (all in memory),
+ * and what waited on them: its follower Fetches and copies left for later, and the
+ * consumer Fetches it held (their connections closed).
+ */
 export function quotasBrokerCrashed(state: KernelState, broker: number): void {
+  for (const item of state.queue.heap.slice()) {
+    if (item.ev.kind === 'quotaWait' && item.ev.what.broker === broker) remove(state.queue, item);
+  }
   const q = state.quotas;
   const prefix = `${broker}|`;
   for (const k of Object.keys(q.rates)) if (k.startsWith(prefix)) delete q.rates[k];
