@@ -230,3 +230,25 @@ describe('waits that outlive their reason', () => {
     expect(b.state.quotas).toEqual(a.state.quotas);
   });
 });
+
+describe('checkpoints', () => {
+  test('a run restored from a checkpoint taken mid-throttle, through JSON, continues exactly as the original', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const { validateScenario } = await import('../core/scenario/parse.js');
+    for (const name of ['quota-leader-throttle', 'quota-follower-throttle', 'quota-remote-fetch', 'quota-remote-reader-pool']) {
+      const doc = parse(readFileSync(new URL(`../conformance/${name}.yaml`, import.meta.url), 'utf8')) as { scenario: unknown };
+      const r = validateScenario(doc.scenario);
+      if (!r.ok) throw new Error(JSON.stringify(r.problems));
+      const a = new Kernel(r.scenario);
+      a.runUntil(1000);
+      expect(Object.keys(a.state.quotas.rates).length + Object.keys(a.state.quotas.readers).length, name).toBeGreaterThan(0);
+      const cp = JSON.parse(JSON.stringify(a.checkpoint()));
+      const b = Kernel.restore(r.scenario, cp);
+      a.runToEnd();
+      b.runToEnd();
+      expect(JSON.stringify(b.trace), name).toBe(JSON.stringify(a.trace));
+      expect(b.state.quotas, name).toEqual(a.state.quotas);
+    }
+  });
+});
