@@ -137,8 +137,12 @@ function fetcherInSync(s: Sim, broker: number, key: string): boolean {
   return lag !== undefined && lag.leaderEpoch === fetcherEpoch(s, broker, key) && lag.lag <= 0;
 }
 
-function fetcherEpoch(s: Sim, broker: number, key: string): number {
-  return (s.machineSnapshot(broker, key, 'fetcher')?.context as { leaderEpoch?: number } | undefined)?.leaderEpoch ?? -1;
+/**
+ * The leader epoch a fetch state belongs to: the partition's (a new leader or epoch gives the
+ * fetcher a new PartitionFetchState, its lag unknown; AbstractFetcherThread.addPartitions).
+ */
+function fetcherEpoch(s: Sim, _broker: number, key: string): number {
+  return s.state.partitions[key].leaderEpoch;
 }
 
 /**
