@@ -119,6 +119,8 @@ function leaderDomain(c: Ctx): Ev[] {
       // An epoch the leader's cache cannot place (endOffsetFor answers UNDEFINED).
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: 3, lastFetchedEpochEnd: { leaderEpoch: -1, endOffset: -1 }, waitExpired: false, ...base });
       out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired: false, walServes: true, ...base });
+      // KIP-73: a throttled read of an out-of-sync follower (docs/protocol.md §3.1).
+      out.push({ type: 'fetch.received', msgId: 1, from: 1, fetchOffset, currentLeaderEpoch, lastFetchedEpoch: -1, lastFetchedEpochEnd: null, waitExpired: false, leaderThrottled: true, ...base });
     }
     for (const timestamp of [-1, -2, -4, -5, -6]) out.push({ type: 'listOffsets.received', msgId: 1, from: 1, timestamp, currentLeaderEpoch, ...base });
     out.push({ type: 'offsetsForLeaderEpoch.received', msgId: 1, from: 1, leaderEpoch: 0, currentLeaderEpoch, ...base });

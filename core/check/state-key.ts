@@ -7,7 +7,8 @@
  * replicas, logs, leader epoch, ISR and remote metadata; consumers, producer acks and WAL
  * state; the counters that name future messages, requests and segments; the random
  * generator; what the invariants remember (`watch`); every machine's state and context;
- * the stores' objects (key and size). The queue is a multiset per instant: events due at
+ * the stores' objects (key and size); the quotas' sampled rates, fetcher lags and remote
+ * reader pools. The queue is a multiset per instant: events due at
  * one time run in every order the checker allows, so their queue order is left out (the
  * timeline's events excepted, whose order among themselves is the scenario's).
  *
@@ -45,6 +46,7 @@ export function canonicalForm(cp: Checkpoint): string {
     watch: s.watch,
     pendingConsumerReads: s.pendingConsumerReads,
     remoteIndexCache: s.remoteIndexCache,
+    quotas: s.quotas,
     wal: s.wal,
     net: s.net,
     replicaStats: s.replicaStats,

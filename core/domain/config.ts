@@ -28,6 +28,8 @@ export interface ValueSpec {
   readonly belowMinHint?: string;
   /** Allowed values (strings only). */
   readonly oneOf?: readonly string[];
+  /** Kafka's validator (strings only): null when the value is valid, else Kafka's reason. */
+  readonly validate?: (value: string) => string | null;
   readonly doc: string;
 }
 
@@ -58,6 +60,24 @@ export const SEGMENT_BYTES_MIN = 1024 * 1024;
  * `segment.bytes`. Kafka's doc: "This should be used for testing only."
  */
 export const INTERNAL_SEGMENT_BYTES = 'internal.segment.bytes';
+/**
+ * Kafka's default for its byte-rate quotas is Long.MAX_VALUE (no limit). A JSON number
+ * cannot carry that exactly, so the model's default is 2^53 - 1 bytes/s: as unlimited in
+ * any run (a quota is exceeded only above it).
+ */
+export const UNLIMITED_BYTES_PER_SECOND = Number.MAX_SAFE_INTEGER;
+
+/**
+ * ThrottledReplicaListValidator (Kafka 4.3): the literal '*' or a comma-separated list of
+ * `partitionId:brokerId` (each entry trimmed; an empty entry passes, so '' is valid).
+ */
+export function validateThrottledReplicas(name: string): (value: string) => string | null {
+  return (value) => {
+    const entries = value.split(',').map((e) => e.trim());
+    if (entries.join('') === '*' || entries.every((e) => /^([0-9]+:[0-9]+)?$/.test(e))) return null;
+    return `${name} must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...`;
+  };
+}
 
 /** Broker configs (Kafka names), applied to every broker. */
 export const BROKER_CONFIGS = {
@@ -88,6 +108,56 @@ export const BROKER_CONFIGS = {
   'remote.log.storage.system.enable': {
     kind: 'boolean', default: true,
     doc: 'Tiered storage available on the brokers (Kafka default false; the model enables it).',
+  },
+  // KIP-73 replication throttles (QuotaConfig.brokerQuotaConfigs, ReplicationQuotaManager; Kafka 4.3).
+  'leader.replication.throttled.rate': {
+    kind: 'int', default: UNLIMITED_BYTES_PER_SECOND, min: 0,
+    doc: 'KIP-73: bytes/s a leader sends to out-of-sync followers of throttled replicas (leader.replication.throttled.replicas); Kafka default Long.MAX_VALUE, the model 2^53-1 (no limit).',
+  },
+  'follower.replication.throttled.rate': {
+    kind: 'int', default: UNLIMITED_BYTES_PER_SECOND, min: 0,
+    doc: 'KIP-73: bytes/s an out-of-sync follower fetches for throttled replicas (follower.replication.throttled.replicas); Kafka default Long.MAX_VALUE, the model 2^53-1 (no limit).',
+  },
+  'replication.quota.window.num': {
+    kind: 'int', default: 11, min: 1,
+    doc: 'Samples the replication quotas keep (10 whole windows and the current one).',
+  },
+  'replication.quota.window.size.seconds': {
+    kind: 'int', default: 1, min: 1,
+    doc: 'Seconds one replication quota sample spans.',
+  },
+  // KIP-956 tiered-storage quotas (RemoteLogManagerConfig, RLMQuotaManager; Kafka 4.3).
+  'remote.log.manager.copy.max.bytes.per.second': {
+    kind: 'int', default: UNLIMITED_BYTES_PER_SECOND, min: 1,
+    doc: 'KIP-956: bytes/s a broker copies to remote storage; a copy waits while the quota is exceeded. Kafka default Long.MAX_VALUE, the model 2^53-1 (no limit).',
+  },
+  'remote.log.manager.copy.quota.window.num': {
+    kind: 'int', default: 11, min: 1,
+    doc: 'KIP-956: samples the remote copy quota keeps.',
+  },
+  'remote.log.manager.copy.quota.window.size.seconds': {
+    kind: 'int', default: 1, min: 1,
+    doc: 'KIP-956: seconds one remote copy quota sample spans.',
+  },
+  'remote.log.manager.fetch.max.bytes.per.second': {
+    kind: 'int', default: UNLIMITED_BYTES_PER_SECOND, min: 1,
+    doc: 'KIP-956: bytes/s a broker reads from remote storage for consumers; a read while it is exceeded gets no records. Kafka default Long.MAX_VALUE, the model 2^53-1 (no limit).',
+  },
+  'remote.log.manager.fetch.quota.window.num': {
+    kind: 'int', default: 11, min: 1,
+    doc: 'KIP-956: samples the remote fetch quota keeps.',
+  },
+  'remote.log.manager.fetch.quota.window.size.seconds': {
+    kind: 'int', default: 1, min: 1,
+    doc: 'KIP-956: seconds one remote fetch quota sample spans.',
+  },
+  'remote.log.reader.threads': {
+    kind: 'int', default: 10, min: 1,
+    doc: 'Threads that serve consumer reads from remote storage (RemoteStorageThreadPool).',
+  },
+  'remote.log.reader.max.pending.tasks': {
+    kind: 'int', default: 100, min: 1,
+    doc: 'Remote reads queued for a reader thread; past it a Fetch is served with an error (UNKNOWN_SERVER_ERROR).',
   },
   // KIP-1176 never fixed its config names: the wal.* names below are the model's.
   'wal.combine.interval.ms': {
@@ -151,6 +221,14 @@ export const TOPIC_CONFIGS = {
   'min.insync.replicas': {
     kind: 'int', default: 1, min: 1,
     doc: 'In-sync replicas needed for an acks=all produce.',
+  },
+  'leader.replication.throttled.replicas': {
+    kind: 'string', default: '', validate: validateThrottledReplicas('leader.replication.throttled.replicas'),
+    doc: "KIP-73: replicas throttled on the leader side, as partitionId:brokerId pairs ('0:1,1:2') or '*' for all; '' none.",
+  },
+  'follower.replication.throttled.replicas': {
+    kind: 'string', default: '', validate: validateThrottledReplicas('follower.replication.throttled.replicas'),
+    doc: "KIP-73: replicas throttled on the follower side, as partitionId:brokerId pairs ('0:1,1:2') or '*' for all; '' none.",
   },
   'wal.enable': {
     kind: 'boolean', default: false,

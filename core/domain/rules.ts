@@ -115,7 +115,17 @@ export type KernelRule =
   | 'walTailSynced'
   | 'walOrphan'
   | 'walObjectTiered'
-  | 'walObjectPastLocalRetention';
+  | 'walObjectPastLocalRetention'
+  | QuotaRule;
+
+/** KIP-73 replication throttles, KIP-956 remote quotas and the remote log reader pool (core/sim/quotas.ts). */
+export type QuotaRule =
+  | 'leaderThrottled'
+  | 'followerThrottled'
+  | 'remoteCopyThrottled'
+  | 'remoteFetchThrottled'
+  | 'remoteReadQueued'
+  | 'remoteReadRejected';
 
 /** Every rule the model produces. */
 export type Rule = LeaderRule | FetcherRule | RlmRule | WalReplicaRule | KernelRule;

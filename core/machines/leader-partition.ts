@@ -74,6 +74,12 @@ export type LeaderPartitionEvent =
        * WAL covers, so the answer carries no records (only the high watermark).
        */
       walServes?: boolean;
+      /**
+       * KIP-73 (ReplicaManager.shouldLeaderThrottle): the follower is out of the ISR, its
+       * replica is throttled on this leader and the leader's quota is exceeded, so the read
+       * returns no records and the Fetch waits in the purgatory until it expires.
+       */
+      leaderThrottled?: boolean;
     } & LeaderFacts)
   | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
@@ -388,6 +394,15 @@ export const leaderPartitionMachine = setup({
                 type: 'respondFetch',
                 params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'walEmptyRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
               },
+            ],
+          },
+          {
+            guard: ({ event }) => event.leaderThrottled === true && !event.waitExpired,
+            actions: [
+              'recordFollowerFetch',
+              'maybeExpandIsr',
+              'maybeAdvanceHighWatermark',
+              { type: 'parkFetch', params: ({ event }) => ({ msgId: event.msgId }) },
             ],
           },
           {

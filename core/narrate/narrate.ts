@@ -130,6 +130,18 @@ export const RULES: Record<string, string> = {
   remoteSegmentMissing: 'no finished remote segment holds the offset, so the read is out of range',
   remoteReadFailed: 'the ranged GET of the remote segment failed, so the consumer gets a retriable error and fetches again',
   rlmRunDone: 'the remote log manager task is done until its next run (remote.log.manager.task.interval.ms)',
+  leaderThrottled:
+    'KIP-73 (docs/protocol.md §3.1): the follower is out of the ISR, its replica is in leader.replication.throttled.replicas and the leader\'s replication rate is above leader.replication.throttled.rate, so the read returns no records and the Fetch waits out replica.fetch.wait.max.ms',
+  followerThrottled:
+    'KIP-73 (docs/protocol.md §3.1): the fetcher is not in sync, its replica is in follower.replication.throttled.replicas and the follower\'s replication rate is above follower.replication.throttled.rate, so the partition is left out of the Fetch; the fetcher tries again after replica.fetch.backoff.ms',
+  remoteCopyThrottled:
+    'KIP-956 (docs/protocol.md §5.1): the copy rate is above remote.log.manager.copy.max.bytes.per.second, so the copy task waits (at most 1 s) before it checks the quota again',
+  remoteFetchThrottled:
+    'KIP-956 (docs/protocol.md §5.1): the remote read rate is above remote.log.manager.fetch.max.bytes.per.second, so no remote read is scheduled; the Fetch gets no records after its max wait and the consumer fetches again',
+  remoteReadQueued:
+    'every remote log reader thread (remote.log.reader.threads) is busy, so the read waits in the pool\'s queue (docs/protocol.md §5.1)',
+  remoteReadRejected:
+    'the remote log reader pool\'s queue is full (remote.log.reader.max.pending.tasks): the read is rejected and the Fetch is answered UNKNOWN_SERVER_ERROR (docs/protocol.md §5.1)',
 } satisfies Record<Rule, string>;
 
 function who(e: unknown): string {
@@ -272,6 +284,14 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       if (x.action === 'addReplica') return `${t} broker ${x.broker} joins ${tp} as an empty replica`;
       if (x.action === 'objectStore') return `${t} object store ${(x.stores as string[]).join(' and ')} ${x.available ? 'available again' : 'unavailable'}`;
       return verbose ? `${t} timeline: ${x.action}` : null;
+    case 'quota': {
+      const rate = `rate ${x.rateBytesPerSec} B/s over ${x.windowMs} ms, quota ${x.quotaBytesPerSec} B/s`;
+      if (x.action === 'leaderThrottled') return `${t} broker ${x.broker} ${tp}: ${x.heldBytes} bytes held back from follower ${x.follower} (${rate})${because(e.rule)}`;
+      if (x.action === 'followerThrottled') return `${t} broker ${x.broker} ${tp}: Fetch at ${x.fetchOffset} left out, retry at t=${x.retryAtMs}ms (${rate})${because(e.rule)}`;
+      if (x.action === 'remoteCopyThrottled') return `${t} broker ${x.broker} ${tp}: copy of [${x.baseOffset}, ${x.endOffset}] waits, throttle time ${x.throttleMs} ms, next check at t=${x.retryAtMs}ms (${rate})${because(e.rule)}`;
+      if (x.action === 'remoteFetchThrottled') return `${t} broker ${x.broker} ${tp}: remote read at ${x.fetchOffset} skipped, throttle time ${x.throttleMs} ms (${rate})${because(e.rule)}`;
+      return `${t} broker ${x.broker} ${tp}: remote read at ${x.fetchOffset}: ${x.running} of ${x.threads} reader threads busy, ${x.queued} of ${x.maxPendingTasks} queued${because(e.rule)}`;
+    }
     case 'violation':
       return `${t} VIOLATION ${x.invariant}: ${x.message}`;
     default:

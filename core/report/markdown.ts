@@ -9,7 +9,7 @@
  * Leaves out the full trace (the JSON format has it) and pictures (the Mermaid and SVG
  * formats draw them).
  */
-import { BROKER_CONFIGS, INTERNAL_TOPIC_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
+import { BROKER_CONFIGS, INTERNAL_TOPIC_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS, UNLIMITED_BYTES_PER_SECOND } from '../domain/config.js';
 import { describeJitter } from '../domain/jitter.js';
 import { INVARIANTS } from '../sim/invariants.js';
 import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
@@ -134,6 +134,8 @@ function setupSection(r: Report): string[] {
 }
 
 function value(v: unknown): string {
+  // The byte-rate quotas' default, Kafka's Long.MAX_VALUE (core/domain/config.ts).
+  if (v === UNLIMITED_BYTES_PER_SECOND) return `${code('Long.MAX_VALUE')} (no limit)`;
   return code(String(v));
 }
 

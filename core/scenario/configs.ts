@@ -46,6 +46,14 @@ function checkConfigValue(p: Problems, key: string, spec: ValueSpec, v: unknown,
       return boolC.check(p, v, path);
     case 'string':
       if (spec.oneOf) return oneOfC(spec.oneOf).check(p, v, path);
+      if (spec.validate) {
+        const value = stringC().check(p, v, path);
+        if (value === undefined) return undefined;
+        const problem = spec.validate(value);
+        if (problem === null) return value;
+        p.add(path, problem);
+        return undefined;
+      }
       return stringC().check(p, v, path);
   }
 }

@@ -114,6 +114,8 @@ export function describeEvent(ev: KernelEvent, timeline: readonly TimelineEvent[
       return `remote log manager step on broker ${ev.broker} ${ev.key}`;
     case 'isrCheck':
       return `ISR check on broker ${ev.broker} ${ev.key}`;
+    case 'quotaWait':
+      return ev.what.wait === 'remoteFetch' ? `remote fetch quota wait on broker ${ev.what.broker} ${ev.what.msg.key}` : `${ev.what.wait} quota wait on broker ${ev.what.broker} ${ev.what.key}`;
   }
 }
 

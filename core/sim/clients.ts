@@ -12,6 +12,7 @@ import { countCrossZone } from './costs.js';
 import { combinerFacts, leaderFacts, replica, tiered, walEnabled, zoneOf } from './facts.js';
 import { hopMs } from './jitter.js';
 import { releaseParked, reply } from './network.js';
+import { acquireRemoteReader, holdsRemoteReader, recordRemoteFetch, releaseRemoteReader, remoteFetchThrottled } from './quotas.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import { BROKER_KEY, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from './state.js';
@@ -159,8 +160,18 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
   const log = r.log;
   if (offset < log.logStartOffset || offset > logEndOffset(log)) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'consumerOutOfRange' }, broker);
   if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
+    // ReplicaManager.handleOffsetOutOfRangeError: KIP-956's fetch quota, then
+    // RemoteLogManager.asyncRead on the remote log reader pool (core/sim/quotas.ts).
+    if (!holdsRemoteReader(s.state, broker, msg.msgId)) {
+      if (remoteFetchThrottled(s, broker, msg)) return;
+      const slot = acquireRemoteReader(s, broker, msg);
+      if (slot === 'queued') return;
+      // ReplicaManager.processRemoteFetch: the RejectedExecutionException is the partition's
+      // error at once (Errors.forException: UNKNOWN_SERVER_ERROR).
+      if (slot === 'rejected') return reply(s, msg, { error: 'UNKNOWN_SERVER_ERROR', batches: [], servedFrom: 'remote', rule: 'remoteReadRejected', fetchOffset: offset }, broker);
+    }
     const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
-    if (seg === undefined) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' }, broker);
+    if (seg === undefined) return endRemoteRead(s, broker, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' });
     // RemoteIndexCache.getIndexEntry: a broker's first read of a segment fetches its offset
     // index from remote storage (RemoteStorageManager.fetchIndex), then the read goes on.
     if (s.state.remoteIndexCache[String(broker)]?.[seg.segmentId] !== true) {
@@ -182,7 +193,7 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
       picked.push(base);
       end = pos + bytes;
     }
-    if (picked.length === 0) return reply(s, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset }, broker);
+    if (picked.length === 0) return endRemoteRead(s, broker, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset });
     s.state.pendingConsumerReads[String(msg.msgId)] = { msg, batchBaseOffsets: picked };
     const range: [number, number] = [start, seg.sizeBytes - 1];
     return storeOp(s, broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range }, msg.msgId, { for: 'consumerRead' });
@@ -201,7 +212,10 @@ export function onRemoteIndexRead(s: Sim, ev: KernelEventOf<'storeDone'>): void 
   const pending = state.pendingConsumerReads[String(ev.requestId)];
   if (pending === undefined || ev.completion.for !== 'remoteIndex') return;
   delete state.pendingConsumerReads[String(ev.requestId)];
-  if (!ev.result.ok) return reply(s, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' }, ev.broker);
+  if (!ev.result.ok) {
+    recordRemoteFetch(s, ev.broker, 0);
+    return endRemoteRead(s, ev.broker, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' });
+  }
   (state.remoteIndexCache[String(ev.broker)] ??= {})[ev.completion.segmentId] = true;
   onConsumerFetch(s, pending.msg);
 }
@@ -216,11 +230,32 @@ export function onConsumerRemoteRead(s: Sim, ev: KernelEventOf<'storeDone'>): vo
   const m = (state.metrics.remoteReads[key] ??= { count: 0, bytes: 0 });
   m.count++;
   m.bytes += ev.result.bytes;
-  if (!ev.result.ok) return reply(s, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' }, ev.broker);
+  if (!ev.result.ok) {
+    recordRemoteFetch(s, ev.broker, 0);
+    return endRemoteRead(s, ev.broker, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' });
+  }
   const body = ev.result.object?.body;
   const wanted = new Set(pending.batchBaseOffsets);
   const batches = body?.kind === 'segment' ? body.batches.filter((b) => wanted.has(b.baseOffset)) : [];
-  reply(s, pending.msg, { error: null, batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset }, ev.broker);
+  // RemoteLogReader.call: the records read count toward the remote fetch quota (KIP-956).
+  let bytes = 0;
+  for (const b of batches) bytes += b.bytes;
+  recordRemoteFetch(s, ev.broker, bytes);
+  endRemoteRead(s, ev.broker, pending.msg, { error: null, batches, servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: pending.msg.body.fetchOffset });
+}
+
+/**
+ * A remote read's answer; its reader thread, if it held one, takes the oldest queued read
+ * (RemoteStorageThreadPool). A queued read that ends at once frees the thread again.
+ */
+function endRemoteRead(s: Sim, broker: number, msg: RequestOf<'Fetch'>, body: ResponseOf<'Fetch'>['body']): void {
+  reply(s, msg, body, broker);
+  let next = releaseRemoteReader(s, broker, msg.msgId);
+  while (next !== undefined) {
+    onConsumerFetch(s, next);
+    if (s.state.pendingConsumerReads[String(next.msgId)] !== undefined) return;
+    next = releaseRemoteReader(s, broker, next.msgId);
+  }
 }
 
 export function onConsumerResponse(s: Sim, msg: ResponseOf<'Fetch'>): void {
@@ -238,7 +273,8 @@ export function onConsumerResponse(s: Sim, msg: ResponseOf<'Fetch'>): void {
   else c.local += n;
   c.remaining -= n;
   c.nextOffset += n;
-  if (error !== null || batches.length === 0 || c.remaining <= 0) {
+  // An empty answer for KIP-956's remote fetch quota is not the end: the consumer polls again.
+  if (error !== null || (batches.length === 0 && msg.body.rule !== 'remoteFetchThrottled') || c.remaining <= 0) {
     s.emit({ atMs: state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
     delete state.consumers[String(c.id)];
     return;

@@ -12,6 +12,7 @@ import type { StoreName } from '../ports/object-store.js';
 import { brokerZone, type TimelineAction } from '../scenario/types.js';
 import { produce, startConsumer } from './clients.js';
 import type { Sim } from './context.js';
+import { quotasBrokerCrashed } from './quotas.js';
 import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
 import { PARTITION_MACHINES } from './machines.js';
 import { BROKER_KEY, partitionKey, replicaStatsOf } from './state.js';
@@ -188,6 +189,7 @@ function crash(s: Sim, broker: number): void {
   // The combiner's pending bytes and its PUT in flight are lost with the broker's memory.
   s.createMachine(broker, BROKER_KEY, 'walCombiner');
   walBrokerCrashed(s, broker);
+  quotasBrokerCrashed(state, broker);
   for (const key of state.partitionOrder) {
     const part = state.partitions[key];
     if (!part.replicas.includes(broker)) continue;

@@ -12,12 +12,13 @@ import { logEndOffset } from '../domain/partition-log.js';
 import { completeAcks, appendAsLeader } from './clients.js';
 import type { Sim } from './context.js';
 import { tailSynced } from './controller.js';
-import { replica } from './facts.js';
+import { replica, tiered } from './facts.js';
 import type { EffectParams, EffectType, MachineName } from './machines.js';
-import { parkFetch, respond, respondFetch, sendRequest } from './network.js';
+import { parkFetch, reply, respond, respondFetch, sendRequest } from './network.js';
+import { copyQuotaWaits, followerFetched, followerLagReset, followerThrottleWaits } from './quotas.js';
 import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, replicaStatsOf } from './state.js';
+import { BROKER_KEY, type QuotaWait, replicaStatsOf } from './state.js';
 import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetForRetention, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
 import { restoreChunks, walAppendChunk, walFlush, walPublish } from './wal.js';
 
@@ -29,7 +30,7 @@ function none(_unread: { readonly [k: string]: never }): void {}
 const fetcher: Handlers<'fetcher'> = {
   sendFetch: (s, broker, key, { requestId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, ...unread }) => {
     none(unread);
-    sendRequest(s, broker, key, 'Fetch', requestId, { fetchOffset, currentLeaderEpoch, lastFetchedEpoch, maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'] });
+    sendFollowerFetch(s, { wait: 'followerFetch', broker, key, requestId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch });
   },
   sendListOffsets: (s, broker, key, { requestId, timestamp, currentLeaderEpoch, ...unread }) => {
     none(unread);
@@ -44,6 +45,7 @@ const fetcher: Handlers<'fetcher'> = {
     const { bytes } = appendAsFollower(s, broker, key, batches);
     s.state.metrics.bytesFetchedByFollowers += bytes;
     replicaStatsOf(s.state, key, broker).bytesFromLeader += bytes;
+    followerFetched(s, broker, key, bytes, highWatermark);
     followLeaderOffsets(s, broker, key, highWatermark, logStartOffset);
     if (bytes > 0) walLogChanged(s, broker, key);
   },
@@ -58,6 +60,7 @@ const fetcher: Handlers<'fetcher'> = {
   truncateFullyAndStartAt: (s, broker, key, { offset, logStartOffset, rule, ...unread }) => {
     none(unread);
     truncateReplicaFully(s, broker, key, offset, logStartOffset, rule);
+    followerLagReset(s, broker, key);
   },
   lookupRemoteSegment: (s, broker, key, { requestId, epoch, offset, ...unread }) => {
     none(unread);
@@ -174,7 +177,7 @@ const rlm: Handlers<'rlm'> = {
   },
   startCopy: (s, broker, key, { requestId, baseOffset, endOffset, ...unread }) => {
     none(unread);
-    startCopy(s, broker, key, requestId, baseOffset, endOffset);
+    startSegmentCopy(s, { wait: 'copy', broker, key, requestId, baseOffset, endOffset });
   },
   finishCopy: (s, broker, key, { segmentId, endOffset, ...unread }) => {
     none(unread);
@@ -258,6 +261,53 @@ const walReplica: Handlers<'walReplica'> = {
     explain(s, 'wal', broker, key, rule, detail);
   },
 };
+
+/** A follower's Fetch goes out, unless KIP-73's follower throttle leaves it out (core/sim/quotas.ts). */
+function sendFollowerFetch(s: Sim, w: Extract<QuotaWait, { wait: 'followerFetch' }>): void {
+  if (followerThrottleWaits(s, w)) return;
+  sendRequest(s, w.broker, w.key, 'Fetch', w.requestId, { fetchOffset: w.fetchOffset, currentLeaderEpoch: w.currentLeaderEpoch, lastFetchedEpoch: w.lastFetchedEpoch, maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'] });
+}
+
+/** A segment copy starts, unless KIP-956's copy quota makes the task wait (core/sim/quotas.ts). */
+function startSegmentCopy(s: Sim, w: Extract<QuotaWait, { wait: 'copy' }>): void {
+  const seg = replica(s.state, w.key, w.broker).log.segments.find((x) => x.baseOffset === w.baseOffset && x.endOffset === w.endOffset);
+  if (copyQuotaWaits(s, w, seg?.bytes ?? 0)) return;
+  startCopy(s, w.broker, w.key, w.requestId, w.baseOffset, w.endOffset);
+}
+
+/** The machine still waits for the answer of request `requestId` (nothing else happened to it meanwhile). */
+function stillAwaiting(s: Sim, broker: number, key: string, machine: 'fetcher' | 'rlm', requestId: number): boolean {
+  if (!s.state.brokers[broker].alive) return false;
+  return (s.machineSnapshot(broker, key, machine)?.context as { awaiting?: number } | undefined)?.awaiting === requestId;
+}
+
+/**
+ * A quota wait is over (the kernel's `quotaWait` event): the follower builds its Fetch
+ * again, the copy task checks the quota again, or the consumer's Fetch held for its max
+ * wait is answered with no records. A wait whose requester moved on (a crash, a new
+ * leader, another request) ends with nothing.
+ */
+export function resumeQuotaWait(s: Sim, w: QuotaWait): void {
+  switch (w.wait) {
+    case 'followerFetch':
+      if (stillAwaiting(s, w.broker, w.key, 'fetcher', w.requestId)) sendFollowerFetch(s, w);
+      return;
+    case 'copy': {
+      if (!stillAwaiting(s, w.broker, w.key, 'rlm', w.requestId) || s.state.partitions[w.key].leader !== w.broker) return;
+      const part = s.state.partitions[w.key];
+      const seg = replica(s.state, w.key, w.broker).log.segments.find((x) => x.baseOffset === w.baseOffset && x.endOffset === w.endOffset);
+      // Tiering or copying turned off during the wait (Kafka cancels the copy task), or the
+      // segment is gone: this run ends and the task starts again.
+      if (seg === undefined || !tiered(s.state, w.key) || s.state.topicConfigs[part.topic]['remote.log.copy.disable']) return s.deliver(w.broker, w.key, 'rlm', { type: 'rlm.started', role: 'leader' });
+      startSegmentCopy(s, w);
+      return;
+    }
+    case 'remoteFetch':
+      if (!s.state.brokers[w.broker].alive) return;
+      reply(s, w.msg, { error: null, batches: [], servedFrom: 'remote', rule: 'remoteFetchThrottled', fetchOffset: w.msg.body.fetchOffset }, w.broker);
+      return;
+  }
+}
 
 /** A machine's explanation of a step and the rule behind it, for the trace and narration. */
 function explain(s: Sim, type: 'fetcher' | 'rlm' | 'wal', broker: number, key: string, rule: Rule, detail: Record<string, number | string | null> | undefined): void {

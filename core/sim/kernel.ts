@@ -11,7 +11,8 @@
  * data from which `Kernel.restore()` continues with the same trace.
  *
  * Leaves out: the controller's quorum (elections are immediate and clean), fetch
- * sessions, quotas, transactions, compaction.
+ * sessions, client quotas, transactions, compaction. (Replication throttles, the remote
+ * copy and fetch quotas and the remote reader pool are core/sim/quotas.ts.)
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import { logEndOffset } from '../domain/partition-log.js';
@@ -22,7 +23,7 @@ import { onConsumerFetch, onConsumerRemoteRead, onRemoteIndexRead, onConsumerRes
 import { onTransferDone } from './bandwidth.js';
 import type { Sim } from './context.js';
 import { applyTimeline } from './controller.js';
-import { EFFECTS, READ_ONLY_EFFECTS } from './effects.js';
+import { EFFECTS, READ_ONLY_EFFECTS, resumeQuotaWait } from './effects.js';
 import { type Chooser, PinnedChooser, describeEvent, isTimelineEvent } from './choices.js';
 import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from './event-queue.js';
 import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from './facts.js';
@@ -162,6 +163,7 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
       ...leaderFacts(k.state, ev.key, ev.broker),
     });
   },
+  quotaWait: (k, ev) => resumeQuotaWait(k, ev.what),
   rlmStep: (k, ev) => {
     if (!k.state.brokers[ev.broker].alive) return;
     k.deliver(ev.broker, ev.key, 'rlm', { type: 'rlm.step', requestId: ev.requestId, ...rlmFacts(k.state, ev.key, ev.broker) });

@@ -15,6 +15,7 @@ import { transmit } from './bandwidth.js';
 import { countCrossZone } from './costs.js';
 import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
 import { hopMs } from './jitter.js';
+import { holdsThrottledFetch, leaderThrottle, shouldLeaderThrottle } from './quotas.js';
 import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
@@ -175,6 +176,8 @@ export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, how: 'req
         minIsr: facts.minIsr,
         lagTimeMaxMs: facts.lagTimeMaxMs,
         isrEligible: facts.isrEligible,
+        // KIP-73 (core/sim/quotas.ts): a throttled read waits in the purgatory.
+        leaderThrottled: how === 'request' && shouldLeaderThrottle(s, msg.key, leader, msg.source as number),
       });
       break;
     }
@@ -234,9 +237,12 @@ export function respondFetch(
     const end = walFetchEnd(s, key, broker);
     if (batches[batches.length - 1].lastOffset >= end) batches = batches.filter((b) => b.lastOffset < end);
   }
+  // KIP-73's leader throttle (core/sim/quotas.ts).
+  const throttle = p.rule === 'localRecords' ? leaderThrottle(s, key, broker, msg, batches, p.rule) : { batches, rule: p.rule };
+  batches = throttle.batches;
   const body: ResponseBodies['Fetch'] = wal
     ? { error, batches, wal: true, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
-    : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule };
+    : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: throttle.rule };
   reply(s, msg, body, broker);
 }
 
@@ -411,6 +417,7 @@ export function takeParked(part: PartitionState, msgId: number): ParkedFetch | u
 /** New data at the leader completes the fetches held in the long poll. */
 export function releaseParked(s: Sim, part: PartitionState): void {
   for (const parked of part.parked.slice()) {
+    if (holdsThrottledFetch(s, parked.msg)) continue; // KIP-73: it waits for its expiry
     takeParked(part, parked.msgId);
     onFollowerRequestAtLeader(s, parked.msg, 'released');
   }

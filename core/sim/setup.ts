@@ -70,6 +70,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     consumers: {},
     pendingConsumerReads: {},
     remoteIndexCache: {},
+    quotas: { rates: {}, lag: {}, readers: {} },
     storeGroups: {},
     nextSegmentSeq: 1,
     watch: { committed: {}, leaderEpoch: {}, highestOffsetInRemoteStorage: {} },

@@ -10,6 +10,7 @@ import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
 import type { Prices } from '../domain/prices.js';
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { RemoteSegmentMetadata } from '../domain/remote-metadata.js';
+import type { RateStat } from '../domain/rate.js';
 import type { PendingChunk, WalChunk, WalObject } from '../domain/wal.js';
 import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
@@ -213,6 +214,32 @@ export function purposeOf(c: StoreCompletion): string {
   }
 }
 
+/**
+ * Quotas (core/sim/quotas.ts): KIP-73's replication throttles, KIP-956's remote copy and
+ * fetch quotas, and each broker's remote log reader pool. In-memory in Kafka: a crash
+ * forgets a broker's part.
+ */
+export interface QuotaState {
+  /** Sampled byte rates by `broker|leader`, `broker|follower`, `broker|copy` and `broker|fetch`. */
+  rates: Record<string, RateStat>;
+  /**
+   * A follower fetcher's lag (PartitionFetchState.lag) by `broker|partition`, and the leader
+   * epoch it was measured in (another epoch: a new fetch state, lag unknown).
+   */
+  lag: Record<string, { leaderEpoch: number; lag: number }>;
+  /** Each broker's remote log reader pool: reads running (Fetch message ids) and queued (the Fetches). */
+  readers: Record<string, { running: number[]; queue: RequestOf<'Fetch'>[] }>;
+}
+
+/** What waits on a quota, and comes back to it when its wait is over. */
+export type QuotaWait =
+  /** A follower Fetch left out of the request (ReplicaFetcherThread after replica.fetch.backoff.ms). */
+  | { wait: 'followerFetch'; broker: number; key: string; requestId: number; fetchOffset: number; currentLeaderEpoch: number; lastFetchedEpoch: number }
+  /** A copy task waiting for the remote copy quota (RemoteLogManager's quotaTimeout, 1 s). */
+  | { wait: 'copy'; broker: number; key: string; requestId: number; baseOffset: number; endOffset: number }
+  /** A consumer Fetch held, without records, for its max wait (the remote fetch quota was exceeded). */
+  | { wait: 'remoteFetch'; broker: number; msg: RequestOf<'Fetch'> };
+
 /** Machines woken by a timer the kernel keeps for them. */
 export type TimedMachine = 'fetcher' | 'rlm' | 'walCombiner' | 'walReplica';
 
@@ -232,7 +259,8 @@ export type KernelEvent =
   | { kind: 'rlmStep'; broker: number; key: string; requestId: number }
   | { kind: 'isrCheck'; broker: number; key: string; timerId: number }
   /** A transfer's last byte left its sender (core/sim/bandwidth.ts). */
-  | { kind: 'transferDone'; transferId: number };
+  | { kind: 'transferDone'; transferId: number }
+  | { kind: 'quotaWait'; what: QuotaWait };
 
 export type KernelEventOf<K extends KernelEvent['kind']> = Extract<KernelEvent, { kind: K }>;
 
@@ -331,6 +359,8 @@ export interface KernelState {
    * restart keeps it; Kafka drops entries when a partition is deleted, never on retention.
    */
   remoteIndexCache: Record<string, Record<string, true>>;
+  /** KIP-73 and KIP-956 quotas and the remote log reader pools (core/sim/quotas.ts). */
+  quotas: QuotaState;
   violations: Violation[];
   violationKeys: Record<string, true>;
   metrics: Metrics;
