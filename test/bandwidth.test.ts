@@ -29,6 +29,8 @@ interface Setup {
   zones?: string[];
   /** Segments of 16 MiB: [tier, ...] from offset 0. */
   tiers: Array<'remote' | 'both' | 'local'>;
+  /** A KIP-73 replication throttle on every replica, bytes/s, on the leader's side or the follower's. */
+  throttle?: { side: 'leader' | 'follower'; bytesPerSec: number };
 }
 
 function scenarioText(o: Setup): string {
@@ -40,7 +42,7 @@ description: closed-form catch-up
 brokers: ${brokers}
 ${o.zones ? `zones: [${o.zones.join(', ')}]\n` : ''}config:
   follower.fetch.last.tiered.offset.enable: ${o.kip1023}
-model:
+${o.throttle ? `  ${o.throttle.side}.replication.throttled.rate: ${o.throttle.bytesPerSec}\n` : ''}model:
   brokerNetworkBytesPerSec: ${o.bps}
   recordBytes: ${RECORD}
 topics:
@@ -51,11 +53,11 @@ topics:
       remote.storage.enable: true
       segment.bytes: ${16 * MiB}
       remote.log.copy.disable: true
-    initial:
+${o.throttle ? `      ${o.throttle.side}.replication.throttled.replicas: "*"\n` : ''}    initial:
       - partition: 0
         segments:
 ${segs}
-until: 20000
+until: 60000
 `;
 }
 
@@ -121,6 +123,32 @@ describe('catch-up time against the closed form', () => {
     });
   }
 
+  // With a replication throttle of R bytes/s below the link's share, the throttle sets the
+  // pace: the follower is held back whenever Kafka's sampled rate is above R, so it pulls N
+  // bytes in about N / R after its bootstrap (the round trips hide in the throttle's waits).
+  // A throttled follower leaves the partition out and waits replica.fetch.backoff.ms (1 s)
+  // before it asks again (AbstractFetcherThread.maybeFetch with an empty request), so its
+  // pace moves in steps of up to a second: the sizes keep that under 5% of the whole.
+  const throttled: Array<{ name: string; o: Setup; fetched: number }> = [
+    { name: 'classic, leader throttle 2 MiB/s', o: { bps: 125_000_000, kip1023: false, followers: 1, tiers: ['remote', 'both', 'local', 'local'], throttle: { side: 'leader', bytesPerSec: 2 * MiB } }, fetched: 48 * MiB },
+    { name: 'KIP-1023, leader throttle 2 MiB/s', o: { bps: 125_000_000, kip1023: true, followers: 1, tiers: ['remote', 'both', 'local', 'local'], throttle: { side: 'leader', bytesPerSec: 2 * MiB } }, fetched: 32 * MiB },
+    { name: 'classic, follower throttle 1 MiB/s', o: { bps: 125_000_000, kip1023: false, followers: 1, tiers: ['remote', 'both', 'local', 'local'], throttle: { side: 'follower', bytesPerSec: 1 * MiB } }, fetched: 48 * MiB },
+    { name: 'KIP-1023, follower throttle 1 MiB/s', o: { bps: 125_000_000, kip1023: true, followers: 1, tiers: ['remote', 'both', 'local', 'local'], throttle: { side: 'follower', bytesPerSec: 1 * MiB } }, fetched: 32 * MiB },
+  ];
+  for (const c of throttled) {
+    it(c.name, () => {
+      const { json } = run(c.o);
+      const rep = json.partitions[0].replicas[1];
+      expect(rep.bytesFromLeader).toBe(c.fetched);
+      const boot = bootstrapOf(json, 1, 1, 60);
+      const expected = boot.ms + (c.fetched / c.o.throttle!.bytesPerSec) * 1000;
+      const got = rep.isrJoinedAtMs!;
+      expect(Math.abs(got - expected) / expected, `joined at ${got} ms, closed form ${expected.toFixed(0)} ms`).toBeLessThan(0.05);
+      // Slower than the link alone could carry it: the throttle, not the bandwidth, set the pace.
+      expect(got).toBeGreaterThan(boot.ms + (c.fetched / c.o.bps) * 1000 * 5);
+    });
+  }
+
   it('the bootstrap matches its hand count (KIP-1023: 4 round trips, 2 GETs, ListOffsets -1)', () => {
     const { json } = run({ bps: 125_000_000, kip1023: true, followers: 1, tiers: ['remote', 'both', 'local', 'local'] });
     const boot = bootstrapOf(json, 1, 1, 60);
@@ -157,7 +185,7 @@ describe('the JSON and the checkpoint', () => {
   });
 
   it('a leader that crashes mid-transfer cuts it: the follower sees a network error, the interface is free', () => {
-    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace('until: 20000', 'timeline:\n  - at: 5\n    crash: { broker: 0 }\nuntil: 20000');
+    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace('until: 60000', 'timeline:\n  - at: 5\n    crash: { broker: 0 }\nuntil: 20000');
     const r = parseScenarioText(text, 'x.yaml');
     if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
     const k = new Kernel(r.scenario);
