@@ -16,6 +16,7 @@ import { HELP } from './help.js';
 import { type Flags, type Io, UsageError } from './flags.js';
 import { checkOutputPath, writeWhole } from './output-file.js';
 import { loadScenario, printProblems } from './scenarios.js';
+import { dirname } from 'node:path';
 import { TraceSpool, spoolBeside } from './trace-spool.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
 
@@ -252,6 +253,11 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   for (const m of kernel.pinned?.mismatches ?? []) io.err(`run: warning: pinned choice ${JSON.stringify(m.choice)} did not apply: ${m.reason}`);
   for (const c of kernel.pinned?.unused() ?? []) io.err(`run: warning: pinned choice at step ${c.step} point ${c.n} (${c.kind}) was never reached`);
   if (flags.seed !== undefined && !seedUsed) io.err(`run: note: --seed ${flags.seed} changed nothing: this scenario draws nothing at random, so every seed gives the same run`);
+  if (jsonSpool?.failed) {
+    disposeSpools();
+    io.err(`run: --json: the trace could not be written to ${dirname(jsonSpool.path)} on its way to the output (${jsonSpool.failed})`);
+    return EXIT.storeFailed;
+  }
   if (flags.json) {
     printJson(json);
   } else {

@@ -21,6 +21,8 @@ export class TraceSpool {
   private pendingChars = 0;
   /** Pieces added. */
   count = 0;
+  /** Why writing failed (the error's code), or null: after a failure nothing more is written. */
+  failed: string | null = null;
 
   /** A spool in `dir` (default the system's temporary directory). */
   constructor(dir: string = tmpdir()) {
@@ -37,9 +39,15 @@ export class TraceSpool {
 
   private flush(): void {
     if (this.fd === null || this.pending.length === 0) return;
-    writeSync(this.fd, this.pending.join(''));
+    const text = this.pending.join('');
     this.pending = [];
     this.pendingChars = 0;
+    if (this.failed !== null) return;
+    try {
+      writeSync(this.fd, text);
+    } catch (e) {
+      this.failed = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    }
   }
 
   /** Calls `out` with the text in pieces that each end where a line ends (the newline left out), and removes the file. */
@@ -50,20 +58,20 @@ export class TraceSpool {
     const fd = openSync(this.path, 'r');
     try {
       const buf = Buffer.alloc(READ_BYTES);
-      let carry = '';
+      // The bytes after the last newline read so far (a piece may end inside a UTF-8 sequence).
+      let carry = Buffer.alloc(0);
       for (;;) {
         const n = readSync(fd, buf, 0, READ_BYTES, null);
         if (n === 0) break;
-        // A piece may end inside a UTF-8 sequence: keep the bytes after the last newline for the next.
         const end = buf.lastIndexOf(10, n - 1);
         if (end < 0) {
-          carry += buf.toString('utf8', 0, n);
+          carry = Buffer.concat([carry, buf.subarray(0, n)]);
           continue;
         }
-        out(carry + buf.toString('utf8', 0, end));
-        carry = buf.toString('utf8', end + 1, n);
+        out(Buffer.concat([carry, buf.subarray(0, end)]).toString('utf8'));
+        carry = Buffer.from(buf.subarray(end + 1, n));
       }
-      out(carry);
+      out(carry.toString('utf8'));
     } finally {
       closeSync(fd);
       this.dispose();
@@ -76,6 +84,10 @@ export class TraceSpool {
    */
   moveTo(target: string): string | null {
     this.flush();
+    if (this.failed !== null) {
+      this.dispose();
+      return `${target} could not be written (${this.failed})`;
+    }
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
     const abs = resolve(target);
