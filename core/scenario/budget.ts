@@ -4,7 +4,8 @@
  * for more than a run can hold: ten million records every millisecond for a year is a few
  * lines of YAML. What a run holds grows with the record batches in the logs and the segments;
  * its time with the kernel events, which also hold memory where the trace is kept (each
- * leaves about one trace entry: the page, `compare`, `report`); `run` streams its trace. So
+ * leaves about one trace entry: the page, `compare`, `report`, `run --store s3`); `run`
+ * otherwise streams its trace. So
  * these are what is counted:
  *
  * - timeline events: every firing of the timeline, a repeated produce once per period;

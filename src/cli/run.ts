@@ -46,7 +46,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (flags.store === 'fs' && flags.dir === undefined) throw new UsageError('--store fs needs --dir PATH');
   if (flags.store === 's3' && flags.bucket === undefined) throw new UsageError('--store s3 needs --bucket NAME');
   const file = flags.positional[0];
-  const loaded = loadScenario(file, { workBudget: flags.workBudget });
+  // On S3 (an asynchronous store) the run keeps its trace (below): the kept-trace budget.
+  const loaded = loadScenario(file, { workBudget: flags.workBudget, traceKept: flags.store === 's3' });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
   // A file store writes Kafka's RecordBatch v2, whose header and smallest record need room.
   if (flags.store !== 'memory') {
