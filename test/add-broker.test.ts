@@ -329,7 +329,8 @@ describe("the page's Add row (web/lib/add-replica.ts)", () => {
     const view = buildView(k);
     const row = addReplicaChoices(view, view.partitions[0], r.scenario);
     const choice = pickChoice(row, null)!;
-    const budget = workProblems(r.scenario, addActions(choice, view.partitions[0]));
+    // The page keeps the run's trace: its budget is the kept-trace one (AddReplicaRow.svelte).
+    const budget = workProblems(r.scenario, addActions(choice, view.partitions[0]), { traceKept: true });
     expect(budget.length).toBeGreaterThan(0);
     const note = addNote(choice, row, view.partitions[0], false, budget);
     expect(note?.blocked).toBe(true);

@@ -15,6 +15,7 @@ import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
 import { FsObjectStore } from '../src/stores/fs-store.js';
 import { ROOT, loadBundled } from './support/run.js';
+import { batchIndexEntry, batchIndexLength } from '../core/domain/remote-metadata.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -77,16 +78,16 @@ describe('fs store', () => {
     const reads = k.trace.filter((e) => e.type === 'objectStore' && e.op === 'get' && e.purpose === 'consumerRead');
     expect(reads.length).toBeGreaterThan(0);
     expect(store.stats.rangedGets).toBe(reads.length);
-    const seg = k.state.partitions['orders-0'].remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.batchIndex.length >= 3)!;
+    const seg = k.state.partitions['orders-0'].remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && batchIndexLength(m) >= 3)!;
     const size = statSync(join(dir, 'tiered', seg.objectKeys.log)).size;
     expect(size).toBe(seg.sizeBytes);
     // RemoteStorageManager.fetchLogSegment(metadata, startPosition): from batch 1's position to the end.
     const before = store.stats.bytesGot;
-    const b = seg.batchIndex[1];
+    const b = batchIndexEntry(seg, 1);
     const res = store.execute({ op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [b[2], size - 1] });
     expect(res.ok && res.bytes).toBe(size - b[2]);
     expect(store.stats.bytesGot - before).toBe(size - b[2]);
-    expect(res.object?.body.kind === 'segment' && res.object.body.batches.map((x) => [x.baseOffset, x.bytes])).toEqual(seg.batchIndex.slice(1).map(([base, , , bytes]) => [base, bytes]));
+    expect(res.object?.body.kind === 'segment' && res.object.body.batches.map((x) => [x.baseOffset, x.bytes])).toEqual(Array.from({ length: batchIndexLength(seg) - 1 }, (_, i) => batchIndexEntry(seg, i + 1)).map(([base, , , bytes]) => [base, bytes]));
   });
 
   test('a damaged object is a failed GET naming the object and the damage, not a crash', () => {

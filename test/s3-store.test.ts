@@ -23,6 +23,7 @@ import { type Loose, ROOT, loadBundled } from './support/run.js';
 
 // s3rver is CommonJS.
 import S3rver from 's3rver';
+import { batchIndexEntry, batchIndexLength } from '../core/domain/remote-metadata.js';
 
 const bundled = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
 const require = createRequire(import.meta.url);
@@ -130,15 +131,15 @@ describe('S3 store (s3rver)', () => {
     for (const r of reads as ObjectStoreEntry[]) expect(r.range?.[1]).toBe(sizes.get(r.key)! - 1);
     store.destroy();
     // A store that did not write the segment reads the same bytes: the model's positions are the file's.
-    const seg = k.state.partitions['orders-0'].remoteMetadata.find((x) => x.state === 'COPY_SEGMENT_FINISHED' && x.batchIndex.length >= 3)!;
-    const b1 = seg.batchIndex[1];
+    const seg = k.state.partitions['orders-0'].remoteMetadata.find((x) => x.state === 'COPY_SEGMENT_FINISHED' && batchIndexLength(x) >= 3)!;
+    const b1 = batchIndexEntry(seg, 1);
     const cold = s3('ranged/');
     const res = await cold.executeAsync({ op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [b1[2], seg.sizeBytes - 1] });
     expect(res.ok).toBe(true);
     expect(res.bytes).toBe(seg.sizeBytes - b1[2]);
     expect(cold.stats).toMatchObject({ gets: 1, rangedGets: 1, bytesGot: seg.sizeBytes - b1[2] });
     const body = res.object!.body;
-    expect(body.kind === 'segment' && body.batches.map((b) => [b.baseOffset, b.lastOffset, b.bytes])).toEqual(seg.batchIndex.slice(1).map(([base, last, , bytes]) => [base, last, bytes]));
+    expect(body.kind === 'segment' && body.batches.map((b) => [b.baseOffset, b.lastOffset, b.bytes])).toEqual(Array.from({ length: batchIndexLength(seg) - 1 }, (_, i) => batchIndexEntry(seg, i + 1)).map(([base, last, , bytes]) => [base, last, bytes]));
     cold.destroy();
   });
 

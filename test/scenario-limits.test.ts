@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import {
+  KEPT_TRACE_EVENTS,
   MAX_DESCRIPTION_CHARS,
   MAX_NAME_CHARS,
   MAX_PROBLEMS,
@@ -28,6 +29,7 @@ import type { InputProblem, ParseResult, Scenario } from '../core/scenario/types
 import { assembleWalObject } from '../core/domain/wal.js';
 import { loadConformance } from '../src/conformance.js';
 import { ROOT } from './support/run.js';
+import { workload } from '../bench/workloads.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Raw = any;
@@ -159,45 +161,53 @@ describe('the work budget', () => {
     expect(performance.now() - started).toBeLessThan(200);
     const byPath = new Map(problems.map((p) => [p.path, p.message]));
     expect([...byPath.keys()]).toEqual(expect.arrayContaining(['timeline[0].produce.everyMs', 'timeline[0].produce.records']));
-    expect(problems.find((p) => /timeline events/.test(p.message))!.message).toMatch(/about 10,000,000,001 timeline events .* more than the limit of 100,000/);
-    expect(problems.find((p) => /records \(produced/.test(p.message))).toMatchObject({
+    expect(problems.find((p) => /timeline events/.test(p.message))!.message).toMatch(/about 10,000,000,001 timeline events .* more than the limit of 1,000,000/);
+    expect(problems.find((p) => /records produced/.test(p.message))).toMatchObject({
       path: 'timeline[0].produce.records',
-      message: expect.stringMatching(/about 100,000,000,010,000,000 records .* more than the limit of 10,000,000 .* timeline\[0\]: 10,000,000 records x 10,000,000,001 times/),
+      message: expect.stringMatching(/about 100,000,000,010,000,000 records produced over the run, more than the limit of 100,000,000 .* timeline\[0\]: 10,000,000 records x 10,000,000,001 times/),
     });
   });
 
   test('timeline events: a repeated produce counts once per period', () => {
     expect(check((r) => { r.timeline[0].produce.everyMs = 1; r.until = 50_000; })).toEqual([]);
-    const problems = check((r) => { r.timeline[0].produce.everyMs = 1; r.timeline[0].produce.records = 1; r.brokers = 1; r.topics[0].replicas = [[0]]; r.until = 100_010; });
+    const problems = check((r) => { r.timeline[0].produce.everyMs = 1; r.timeline[0].produce.records = 1; r.brokers = 1; r.topics[0].replicas = [[0]]; r.until = 1_000_010; });
     expect(problems.map((p) => p.path)).toEqual(['timeline[0].produce.everyMs']);
-    expect(problems[0].message).toMatch(/100,001 timeline events/);
+    expect(problems[0].message).toMatch(/1,000,001 timeline events/);
     // untilMs ends the repetition early.
     expect(check((r) => { Object.assign(r.timeline[0].produce, { everyMs: 1, untilMs: 5000 }); r.until = 10_000_000; r.brokers = 1; r.topics[0].replicas = [[0]]; })).toEqual([]);
   });
 
-  test('records: summed over every produce, and the initial log', () => {
+  test('records: summed over every produce; an initial log counts as the batches it holds', () => {
     const problems = check((r) => {
       r.timeline = [
-        { at: 0, produce: { topic: 'orders', partition: 0, records: 4_000_000 } },
-        { at: 1, produce: { topic: 'orders', partition: 0, records: 7_000_000 } },
+        { at: 0, produce: { topic: 'orders', partition: 0, records: 4_000_000, everyMs: 1000, untilMs: 9_000 } },
+        { at: 1, produce: { topic: 'orders', partition: 0, records: 7_000_000, everyMs: 1000, untilMs: 9_001 } },
       ];
+      r.model = { producerBatchBytes: 1_048_576 };
     });
-    const records = problems.filter((p) => /records \(produced/.test(p.message));
+    const records = problems.filter((p) => /records produced/.test(p.message));
     expect(records.map((p) => p.path)).toEqual(['timeline[1].produce.records']);
-    expect(records[0].message).toMatch(/about 11,000,000 records/);
-    const initial = check((r) => {
+    expect(records[0].message).toMatch(/about 110,000,000 records/);
+    // A trillion records on local disk are 62,500,000,000 batches of 16 records.
+    const local = check((r) => {
       r.timeline = [];
       r.topics[0].initial = [{ partition: 0, segments: [{ baseOffset: 0, endOffset: 999_999_999_999, tier: 'local' }] }];
     });
-    expect(initial.map((p) => p.path)).toContain('topics[0].initial[0].segments');
-    expect(initial.find((p) => p.path === 'topics[0].initial[0].segments')!.message).toMatch(/1,000,000,000,000 records/);
+    expect(local.map((p) => p.path)).toContain('topics[0].initial[0].segments');
+    expect(local.find((p) => /record batches/.test(p.message))!.message).toMatch(/about 62,500,000,001 record batches held.*62,500,000,001 batches of up to 16 records in the local segments/);
+    // The same in remote storage only is laid out by rule: nothing held, nothing to copy.
+    expect(check((r) => {
+      r.timeline = [];
+      r.topics[0].config = { 'remote.storage.enable': true };
+      r.topics[0].initial = [{ partition: 0, segments: [{ baseOffset: 0, endOffset: 999_999_999_999, tier: 'remote' }, { baseOffset: 1_000_000_000_000, endOffset: 999_999_999_999, tier: 'local' }] }];
+    })).toEqual([]);
   });
 
-  test('record batches: small batches multiply, a copy on every replica', () => {
-    expect(check((r) => { r.timeline[0].produce.records = 600_000; r.model = { producerBatchBytes: 1024 }; })).toEqual([]);
-    const problems = check((r) => { r.timeline[0].produce.records = 700_000; r.model = { producerBatchBytes: 1024 }; });
+  test('record batches: small batches multiply; the replicas share them', () => {
+    expect(check((r) => { r.timeline[0].produce.records = 2_000_000; r.model = { producerBatchBytes: 1024 }; })).toEqual([]);
+    const problems = check((r) => { r.timeline[0].produce.records = 2_100_000; r.model = { producerBatchBytes: 1024 }; });
     expect(problems.map((p) => p.path)).toEqual(['timeline[0].produce.records']);
-    expect(problems[0].message).toMatch(/about 2,100,000 record batches .*700,000 batches of up to 1 records, on 3 replicas/);
+    expect(problems[0].message).toMatch(/about 2,100,000 record batches held, more than the limit of 2,000,000 .*2,100,000 batches of up to 1 records/);
   });
 
   test('segments: rolled by internal.segment.bytes over the run', () => {
@@ -221,9 +231,36 @@ describe('the work budget', () => {
   });
 
   test('kernel events: idle followers over a long until, named at until', () => {
-    const problems = check((r) => { r.timeline = []; r.until = 100_000_000; });
+    const problems = check((r) => { r.timeline = []; r.until = 1_000_000_000; });
     expect(problems.map((p) => p.path)).toEqual(['until']);
-    expect(problems[0].message).toMatch(/kernel events, more than the limit of 500,000 .*2 followers fetching in rounds of 502 ms \(replica\.fetch\.wait\.max\.ms 500 \+ 2 x 1 ms latency\)/);
+    expect(problems[0].message).toMatch(/kernel events, more than the limit of 5,000,000 \(docs.*2 followers fetching in rounds of 502 ms \(replica\.fetch\.wait\.max\.ms 500 \+ 2 x 1 ms latency\)/);
+  });
+
+  test('kernel events: a run that keeps its whole trace (the page, compare, report) has the stricter limit', () => {
+    const raw = base();
+    raw.timeline = [];
+    raw.until = 100_000_000;
+    const s = scenarioOf(validateScenario(raw));
+    expect(workProblems(s)).toEqual([]);
+    const kept = workProblems(s, [], { traceKept: true });
+    expect(kept.map((p) => p.path)).toEqual(['until']);
+    expect(kept[0].message).toMatch(/about 1,201,891 kernel events, more than the limit of 500,000 for a run that keeps its whole trace \(5,000,000 with the trace streamed, as `run` does\)/);
+    const r = validateScenario(raw, { traceKept: true });
+    expect(r.ok).toBe(false);
+  });
+
+  test('the benchmark\'s reference hour and the 1 TiB what-if are within the default budget', () => {
+    const hour = workload();
+    expect(workProblems(hour)).toEqual([]);
+    // The page, compare and report keep the trace of its 2 million events: refused there.
+    expect(workProblems(hour, [], { traceKept: true }).map((p) => p.path)).toEqual(['until']);
+    const r = parseScenarioText(readFileSync(join(ROOT, 'bench', 'whatif-1tib.yaml'), 'utf8'), 'whatif-1tib.yaml', { traceKept: true });
+    const whatIf = scenarioOf(r);
+    const w = estimateWork(whatIf);
+    // 50 GiB local in 1 MiB batches: 51,200 batches, plus one for the epoch; the remote TiB holds none.
+    expect(w.totals.batches).toBe(51_201);
+    // Only the added replica copies them (the others start in sync): 51,201 rounds of 3 events.
+    expect(w.parts.events.find((p) => p.path === 'topics[0].initial[0].segments')?.amount).toBe(51_201 * 3);
   });
 
   test('kernel events: a config set smaller during the run counts, named where it is set', () => {
@@ -231,7 +268,7 @@ describe('the work budget', () => {
       r.timeline = [{ at: 0, setConfig: { 'replica.lag.time.max.ms': 2 } }];
       r.brokers = 1;
       r.topics[0].replicas = [[0]];
-      r.until = 2_000_000;
+      r.until = 6_000_000;
     });
     expect(problems.map((p) => p.path)).toEqual(['timeline[0].setConfig["replica.lag.time.max.ms"]']);
   });
@@ -255,23 +292,25 @@ describe('the work budget', () => {
   });
 
   test('recorded actions (the page) count too, each once', () => {
-    const s = scenarioOf(validateScenario(base()));
+    const raw = base();
+    raw.model = { producerBatchBytes: 1_048_576 };
+    const s = scenarioOf(validateScenario(raw));
     expect(workProblems(s, [])).toEqual([]);
-    const burst = { kind: 'produce' as const, topic: 'orders', partition: 0, records: 1_000_000, acks: 1 as const };
+    const burst = { kind: 'produce' as const, topic: 'orders', partition: 0, records: 10_000_000, acks: 1 as const };
     expect(workProblems(s, Array(9).fill(burst))).toEqual([]);
     const over = workProblems(s, Array(11).fill(burst));
-    expect(over.find((p) => /records \(produced/.test(p.message))?.path).toBe('actions[0].produce.records');
+    expect(over.find((p) => /records produced/.test(p.message))?.path).toBe('actions[0].produce.records');
   });
 
   test('checkWork: false leaves the budget to the caller (the benchmark builds larger workloads on purpose)', () => {
     const raw = base();
-    raw.until = 100_000_000;
+    raw.until = 1_000_000_000;
     expect(validateScenario(raw).ok).toBe(false);
     expect(validateScenario(raw, { checkWork: false }).ok).toBe(true);
     expect(parseScenarioText(JSON.stringify(raw), 'x.json', { checkWork: false }).ok).toBe(true);
   });
 
-  test('every bundled scenario and conformance case uses under 5% of each limit', () => {
+  test('every bundled scenario and conformance case uses under 5% of each limit (of the kept-trace limit for kernel events)', () => {
     const scenarios: Array<[string, Scenario]> = [];
     for (const f of readdirSync(join(ROOT, 'scenarios')).filter((x) => x.endsWith('.yaml'))) {
       scenarios.push([f, scenarioOf(parseScenarioText(readFileSync(join(ROOT, 'scenarios', f), 'utf8'), f))]);
@@ -282,7 +321,7 @@ describe('the work budget', () => {
     expect(scenarios.length).toBeGreaterThan(60);
     for (const [file, s] of scenarios) {
       const { totals } = estimateWork(s);
-      for (const [d, limit] of Object.entries(WORK_LIMITS)) {
+      for (const [d, limit] of Object.entries({ ...WORK_LIMITS, events: KEPT_TRACE_EVENTS })) {
         expect(totals[d as keyof typeof WORK_LIMITS], `${file}: ${d}`).toBeLessThan(limit * 0.05);
       }
       expect(s.name.length, file).toBeLessThan(MAX_NAME_CHARS / 2);

@@ -4,6 +4,7 @@
  * broker (Kafka's __remote_log_metadata, consumed by all), with a per-partition time
  * before which it is still loading.
  */
+import { type BatchRun, runBatchCount } from './batch.js';
 import type { EpochEntry } from './leader-epoch-cache.js';
 import { endOffsetFor } from './leader-epoch-cache.js';
 import type { ProducerEntry } from './producer-state.js';
@@ -46,9 +47,51 @@ export interface RemoteSegmentMetadata {
   /**
    * The segment's offset index, as a broker's remote index cache holds it once fetched
    * (`KernelState.remoteIndexCache` says which brokers have): per batch [baseOffset, lastOffset, position, bytes]: the byte positions in the `.log` file
-   * (the file stores write each batch exactly `bytes` long).
+   * (the file stores write each batch exactly `bytes` long). Empty when `batchRuns` is set.
    */
   batchIndex: Array<[number, number, number, number]>;
+  /**
+   * The index as rules instead of entries, for the segments of a scenario's `initial` log
+   * (a terabyte of them is millions of batches): the entries are computed from the runs
+   * (`batchIndexLength`, `batchIndexEntry`). Absent on the segments the run copies.
+   */
+  batchRuns?: BatchRun[];
+}
+
+/** The number of entries of a segment's offset index. */
+export function batchIndexLength(meta: Pick<RemoteSegmentMetadata, 'batchIndex' | 'batchRuns'>): number {
+  if (meta.batchRuns === undefined) return meta.batchIndex.length;
+  let n = 0;
+  for (const r of meta.batchRuns) n += runBatchCount(r);
+  return n;
+}
+
+/** Entry `i` of a segment's offset index: [baseOffset, lastOffset, position, bytes]. */
+export function batchIndexEntry(meta: Pick<RemoteSegmentMetadata, 'batchIndex' | 'batchRuns'>, i: number): [number, number, number, number] {
+  if (meta.batchRuns === undefined) return meta.batchIndex[i];
+  for (const r of meta.batchRuns) {
+    const n = runBatchCount(r);
+    if (i >= n) {
+      i -= n;
+      continue;
+    }
+    const base = r.firstOffset + i * r.recordsPerBatch;
+    const last = Math.min(base + r.recordsPerBatch - 1, r.lastOffset);
+    return [base, last, r.position + i * r.recordsPerBatch * r.recordBytes, (last - base + 1) * r.recordBytes];
+  }
+  throw new RangeError(`offset index entry ${i} past the end`);
+}
+
+/** The first entry of a segment's offset index whose batch ends at or past `offset` (the length when none), by bisection. */
+export function firstBatchIndexEntryAt(meta: Pick<RemoteSegmentMetadata, 'batchIndex' | 'batchRuns'>, offset: number): number {
+  let lo = 0;
+  let hi = batchIndexLength(meta);
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (batchIndexEntry(meta, mid)[1] < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The offset index of a segment's batches: each batch's byte position in the segment. */

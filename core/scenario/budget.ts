@@ -2,13 +2,17 @@
  * The work a scenario asks of a run, estimated from the file before anything runs, and the
  * limits it must stay within (docs/scenario-format.md, "Limits"). A valid file can still ask
  * for more than a run can hold: ten million records every millisecond for a year is a few
- * lines of YAML. What a run holds grows with the record batches in the logs, the segments,
- * and the kernel events (each leaves about one trace entry), so those are what is counted:
+ * lines of YAML. What a run holds grows with the record batches in the logs and the segments;
+ * its time with the kernel events, which also hold memory where the trace is kept (each
+ * leaves about one trace entry: the page, `compare`, `report`, `run --store s3`); `run`
+ * otherwise streams its trace. So
+ * these are what is counted:
  *
  * - timeline events: every firing of the timeline, a repeated produce once per period;
- * - records: produced over the run, and those of `initial`;
- * - record batches: a produce is cut into batches of `producerBatchBytes`, and every replica
- *   of the partition keeps a copy;
+ * - records: produced over the run (those of `initial` are counted as their batches);
+ * - record batches: a produce is cut into batches of `producerBatchBytes`, held once (a
+ *   follower appends the leader's batches); the local segments of `initial` likewise, while
+ *   its remote-only segments are laid out by rule and hold none;
  * - segments: rolled by `segment.bytes` (or `internal.segment.bytes`) and `segment.ms`, and those of `initial`;
  * - kernel events: the timeline, the followers' fetch rounds (one per long poll,
  *   `replica.fetch.wait.max.ms` plus the round trip, while idle; more when data arrives),
@@ -27,16 +31,28 @@ import type { InputProblem, Scenario, TimelineAction } from './types.js';
 
 export const WORK_LIMITS = {
   /** Firings of the timeline over the run (a repeated produce counts each time). */
-  timelineEvents: 100_000,
-  /** Records produced over the run, with those of `initial`. */
-  records: 10_000_000,
-  /** Record batches kept, a copy on each replica. */
+  timelineEvents: 1_000_000,
+  /** Records produced over the run. */
+  records: 100_000_000,
+  /** Record batches held (replicas share them; remote-only `initial` segments hold none). */
   batches: 2_000_000,
   /** Segments rolled over the run, with those of `initial`. */
   segments: 10_000,
-  /** Kernel events of the run. */
-  events: 500_000,
+  /** Kernel events of the run, its trace streamed (`run`): the CLI's default --max-steps. */
+  events: 5_000_000,
 } as const;
+
+/**
+ * Kernel events of a run that keeps its whole trace in memory (the page, for stepping back;
+ * `compare` and `report`, which read it): about 500 bytes each held, so the limit keeps such
+ * a run near 250 MB.
+ */
+export const KEPT_TRACE_EVENTS = 500_000;
+
+export interface WorkOptions {
+  /** The run keeps its whole trace (the page, compare, report): kernel events are limited to KEPT_TRACE_EVENTS. */
+  traceKept?: boolean;
+}
 
 export type WorkDimension = keyof typeof WORK_LIMITS;
 
@@ -129,6 +145,8 @@ export function firings(at: number, action: TimelineAction, until: number): numb
 interface PartitionWork {
   topic: number;
   followers: number;
+  /** Followers that copy the `initial` log: those of the file unless followersInSync, and every added replica. */
+  copying: number;
   /** Produce firings, batches and bytes appended to it. */
   firings: number;
   batches: number;
@@ -155,7 +173,8 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
   s.topics.forEach((t, i) => {
     for (let p = 0; p < t.partitions; p++) {
       const replicas = t.replicas[p]?.length ?? 1;
-      partitions.set(`${t.name}-${p}`, { topic: i, followers: replicas - 1, firings: 0, batches: 0, bytes: 0, initialSegments: 0 });
+      const inSync = t.initial.some((st) => st.partition === p && st.followersInSync === true);
+      partitions.set(`${t.name}-${p}`, { topic: i, followers: replicas - 1, copying: inSync ? 0 : replicas - 1, firings: 0, batches: 0, bytes: 0, initialSegments: 0 });
     }
   });
   const entries = [
@@ -165,7 +184,10 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
   for (const e of entries) {
     if (e.action.kind !== 'addReplica') continue;
     const w = partitions.get(`${e.action.topic}-${e.action.partition}`);
-    if (w) w.followers++;
+    if (w) {
+      w.followers++;
+      w.copying++;
+    }
   }
   const walTopic = s.topics.map((_, t) => topicValues(s, t, 'wal.enable').some((v) => v.value === true));
   const tieredTopic = s.topics.map((_, t) => topicValues(s, t, 'remote.storage.enable').some((v) => v.value === true));
@@ -187,8 +209,8 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
       parts.records.push({ path: `${e.path}.produce.records`, amount: n * a.records, why: () => `${e.path}: ${num(a.records)} records${times}` });
       parts.batches.push({
         path: `${e.path}.produce.records`,
-        amount: n * batches * (w.followers + 1),
-        why: () => `${e.path}: ${num(batches)} batch${batches === 1 ? '' : 'es'} of up to ${num(perBatch)} records${times}, on ${w.followers + 1} replica${w.followers === 0 ? '' : 's'}`,
+        amount: n * batches,
+        why: () => `${e.path}: ${num(batches)} batch${batches === 1 ? '' : 'es'} of up to ${num(perBatch)} records${times}`,
       });
       w.firings += n;
       w.batches += n * batches;
@@ -208,26 +230,20 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
     }
   }
 
-  // The initial logs: their records and batches, the segments, the rounds that copy them to the followers.
+  // The initial logs: the batches of their local segments (remote-only segments are laid out
+  // by rule and hold none), the rounds that copy them to the followers that start empty.
   s.topics.forEach((t, ti) => {
     t.initial.forEach((st, j) => {
       const w = partitions.get(`${t.name}-${st.partition}`);
       if (!w) return;
-      let records = 0;
       // A batch never spans two leader epochs: each epoch start may cut one more.
-      let batches = st.leaderEpochs.length;
       let local = 0;
-      for (const g of st.segments) {
-        const r = g.endOffset - g.baseOffset + 1;
-        records += r;
-        batches += batchesOf(r);
-        if (g.tier !== 'remote') local += batchesOf(r);
-      }
+      for (const g of st.segments) if (g.tier !== 'remote') local += batchesOf(g.endOffset - g.baseOffset + 1);
+      if (local > 0) local += st.leaderEpochs.length;
       w.initialSegments += st.segments.length;
       const path = `topics[${ti}].initial[${j}].segments`;
-      parts.records.push({ path, amount: records, why: () => `${path}: ${num(records)} records` });
-      parts.batches.push({ path, amount: batches * (w.followers + 1), why: () => `${path}: ${num(batches)} batches, on ${w.followers + 1} replica${w.followers === 0 ? '' : 's'}` });
-      const rounds = w.followers * Math.ceil(local / batchesPerFetch);
+      parts.batches.push({ path, amount: local, why: () => `${path}: ${num(local)} batches of up to ${num(perBatch)} records in the local segments` });
+      const rounds = w.copying * Math.ceil(local / batchesPerFetch);
       parts.events.push({ path, amount: rounds * EVENTS_PER_FETCH_ROUND, why: () => `${path}: ${num(rounds)} follower fetch rounds to copy the local segments` });
     });
   });
@@ -333,8 +349,8 @@ const UNIT: Record<WorkDimension, string> = {
 
 const WHAT: Record<WorkDimension, string> = {
   timelineEvents: 'timeline events (a repeated produce counts each time)',
-  records: 'records (produced over the run, and those of initial)',
-  batches: 'record batches (a copy on each replica)',
+  records: 'records produced over the run',
+  batches: 'record batches held',
   segments: 'segments (rolled over the run, and those of initial)',
   events: 'kernel events',
 };
@@ -343,23 +359,25 @@ const WHAT: Record<WorkDimension, string> = {
  * The problems of `s` against the work limits, with `extra` recorded actions counted once
  * each; an empty list when it fits.
  */
-export function workProblems(s: Scenario, extra: readonly TimelineAction[] = []): InputProblem[] {
+export function workProblems(s: Scenario, extra: readonly TimelineAction[] = [], options: WorkOptions = {}): InputProblem[] {
   const w = estimateWork(s, extra);
   const out: InputProblem[] = [...w.stalls];
   for (const d of Object.keys(WORK_LIMITS) as WorkDimension[]) {
     const total = w.totals[d];
-    if (total <= WORK_LIMITS[d]) continue;
+    const kept = d === 'events' && options.traceKept === true;
+    const limit = kept ? KEPT_TRACE_EVENTS : WORK_LIMITS[d];
+    if (total <= limit) continue;
     const top = w.parts[d];
     const most = top.slice(0, 3).map((x) => `${x.why()} (${num(x.amount)} ${UNIT[d]})`).join('; ');
     out.push({
       path: top[0]?.path ?? '',
-      message: `the run would take about ${num(total)} ${WHAT[d]}, more than the limit of ${num(WORK_LIMITS[d])} (docs/scenario-format.md, Limits). The most: ${most}`,
+      message: `the run would take about ${num(total)} ${WHAT[d]}, more than the limit of ${num(limit)}${kept ? ` for a run that keeps its whole trace (${num(WORK_LIMITS.events)} with the trace streamed, as \`run\` does)` : ''} (docs/scenario-format.md, Limits). The most: ${most}`,
     });
   }
   return out;
 }
 
 /** Adds the work problems of a scenario that is otherwise valid. */
-export function checkWork(p: Problems, s: Scenario): void {
-  for (const x of workProblems(s)) p.add(x.path, x.message);
+export function checkWork(p: Problems, s: Scenario, options: WorkOptions = {}): void {
+  for (const x of workProblems(s, [], options)) p.add(x.path, x.message);
 }

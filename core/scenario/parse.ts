@@ -76,7 +76,7 @@ export {
   MAX_ZONES,
 } from './checks.js';
 export { problemCount } from './checks.js';
-export { WORK_LIMITS, estimateWork, workProblems } from './budget.js';
+export { KEPT_TRACE_EVENTS, WORK_LIMITS, estimateWork, workProblems } from './budget.js';
 export type { WorkEstimate } from './budget.js';
 
 const TOP_KEYS = ['name', 'description', 'seed', 'brokers', 'zones', 'config', 'model', 'prices', 'topics', 'timeline', 'until', 'choices'] as const;
@@ -91,6 +91,8 @@ export interface ValidateOptions {
    * benchmark), turns it off; files from users are always checked.
    */
   checkWork?: boolean;
+  /** The run keeps its whole trace (the page, compare, report): the stricter kernel-event limit applies (budget.ts). */
+  traceKept?: boolean;
 }
 
 function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
@@ -153,7 +155,7 @@ function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
     ...(choices.length > 0 ? { choices } : {}),
   };
   // Only a scenario that is otherwise valid is measured: the estimate needs every value.
-  if (options.checkWork !== false) checkWork(p, scenario);
+  if (options.checkWork !== false) checkWork(p, scenario, { traceKept: options.traceKept === true });
   if (p.count > 0) return { ok: false, problems: p.items, total: p.count };
   return { ok: true, scenario };
 }

@@ -41,6 +41,7 @@ export function toScenarioFile(s: Scenario): Record<string, unknown> {
               segments: i.segments,
               ...(i.highestOffsetInRemoteStorage !== undefined ? { highestOffsetInRemoteStorage: i.highestOffsetInRemoteStorage } : {}),
               remoteLogMetadataReadyMs: i.remoteLogMetadataReadyMs,
+              ...(i.followersInSync === true ? { followersInSync: true } : {}),
             })),
           }
         : {}),

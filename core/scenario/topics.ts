@@ -5,6 +5,7 @@
  */
 import type { ConfigValue } from '../domain/config.js';
 import {
+  boolC,
   MAX_BROKERS,
   MAX_INITIAL_ENTRIES,
   MAX_PARTITIONS,
@@ -69,6 +70,7 @@ const INITIAL_KEYS = [
   'segments',
   'highestOffsetInRemoteStorage',
   'remoteLogMetadataReadyMs',
+  'followersInSync',
 ] as const;
 const SEGMENT_KEYS = ['baseOffset', 'endOffset', 'tier'] as const;
 const TIERS: readonly Tier[] = ['remote', 'both', 'local'];
@@ -318,6 +320,7 @@ function validateInitial(
     }
     const hors = opt(p, st, 'highestOffsetInRemoteStorage', ip, intC(hwRange));
     const readyMs = opt(p, st, 'remoteLogMetadataReadyMs', ip, intC({ min: 0 }));
+    const inSync = opt(p, st, 'followersInSync', ip, boolC);
 
     if (partition === undefined || segs.segments.length === 0 || segs.firstBase === undefined) return;
     const epoch = leaderEpoch ?? lastEpoch ?? 0;
@@ -329,6 +332,7 @@ function validateInitial(
       remoteLogMetadataReadyMs: readyMs ?? 0,
     };
     if (hors !== undefined) state.highestOffsetInRemoteStorage = hors;
+    if (inSync === true) state.followersInSync = true;
     out.push(state);
   });
   return out;

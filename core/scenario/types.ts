@@ -25,6 +25,11 @@ export interface InitialPartitionState {
   /** Undefined: derived (end of the last remote/both segment, or -1). */
   highestOffsetInRemoteStorage?: number;
   remoteLogMetadataReadyMs: number;
+  /**
+   * True: the partition's other replicas start with a copy of the leader's local log, in
+   * the ISR (a partition that has been replicating all along). Absent: they start empty.
+   */
+  followersInSync?: boolean;
 }
 
 export interface TopicSpec {

@@ -6,6 +6,7 @@
  */
 import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../domain/partition-log.js';
 import { segmentSize } from '../domain/config.js';
+import { batchIndexEntry, batchIndexLength, firstBatchIndexEntryAt } from '../domain/remote-metadata.js';
 import type { Acks } from '../scenario/types.js';
 import type { Sim } from './context.js';
 import { countCrossZone } from './costs.js';
@@ -186,7 +187,8 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
     let start = -1;
     let end = 0;
     const picked: number[] = [];
-    for (const [base, last, pos, bytes] of seg.batchIndex) {
+    for (let i = firstBatchIndexEntryAt(seg, offset), n = batchIndexLength(seg); i < n; i++) {
+      const [base, last, pos, bytes] = batchIndexEntry(seg, i);
       if (last < offset || base >= log.highWatermark) continue;
       if (picked.length > 0 && end - start + bytes > maxBytes) break;
       if (picked.length === 0) start = pos;

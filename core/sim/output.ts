@@ -105,7 +105,11 @@ export function replicaJson(k: Kernel, key: string, broker: number): ReplicaJson
   };
 }
 
-export function buildRunJson(k: Kernel): RunJson {
+/**
+ * The run's JSON document. `streamed`: the kernel kept no trace (it was streamed, `run`
+ * spools it): the document's trace is empty, and what is counted from the trace is given.
+ */
+export function buildRunJson(k: Kernel, streamed?: { remoteLogMetadataRecords: number }): RunJson {
   const partitions: PartitionJson[] = k.state.partitionOrder.map((key) => {
     const part = k.state.partitions[key];
     return {
@@ -138,7 +142,7 @@ export function buildRunJson(k: Kernel): RunJson {
       wal: {
         ...k.state.metrics.wal,
         // KIP-405's own metadata for comparison: one __remote_log_metadata record per state change.
-        metadata: { ...k.state.metrics.wal.metadata, remoteLogMetadataRecords: k.trace.filter((e) => e.type === 'remoteMetadata' && (e as { action?: string }).action === 'stateChanged').length },
+        metadata: { ...k.state.metrics.wal.metadata, remoteLogMetadataRecords: streamed?.remoteLogMetadataRecords ?? k.trace.filter((e) => e.type === 'remoteMetadata' && (e as { action?: string }).action === 'stateChanged').length },
       },
       produce: {
         acks0: { count: k.state.produceLatencies.acks0.length },

@@ -17,8 +17,9 @@ import {
 import { type EpochEntry, checkpointUpTo, epochForOffset } from '../domain/leader-epoch-cache.js';
 import { type PartitionLog, type RecordBatch, emptyLog, localBytes, logEndOffset, newSegment } from '../domain/partition-log.js';
 import { resolvePrices } from '../domain/prices.js';
-import { type ProducerEntry, producerEntryOf, snapshotProducerState } from '../domain/producer-state.js';
-import { type RemoteSegmentMetadata, batchIndexOf, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
+import { type ProducerEntry, producerEntryOf } from '../domain/producer-state.js';
+import { type RemoteSegmentMetadata, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
+import { type BatchRun, batchesOfRuns, runBatch, runBatchCount } from '../domain/batch.js';
 import type { ObjectStoreRequest } from '../ports/object-store.js';
 import { brokerZone, type Scenario } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
@@ -33,7 +34,7 @@ import { newJitterMetrics } from './jitter.js';
 import { seedPrng } from './prng.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { BROKER_KEY, type KernelState, type PartitionState, type ReplicaState, cloneJson, emptyWalMetrics, partitionKey } from './state.js';
-import { segmentObjects } from './tiering.js';
+import { initialSegmentObjects } from './tiering.js';
 
 /** The state at t = 0 before any partition exists: configs, brokers, empty metrics. */
 export function initialState(scenario: Scenario, seed: number): KernelState {
@@ -112,7 +113,8 @@ export function setUpPartitions(s: Sim): void {
         leaderEpoch: initial?.leaderEpoch ?? 0,
         // A new topic starts with every assigned live replica in the ISR
         // (ReplicationControlManager.createTopic); with an `initial` log the others are empty
-        // replicas of a partition that has data, and join the ISR once they catch up.
+        // replicas of a partition that has data, and join the ISR once they catch up (unless
+        // `followersInSync` gives them the leader's log: buildInitialLog).
         isr: initial === undefined ? replicas.filter((b) => s.state.brokers[b].alive) : [replicas[0]],
         remoteMetadata: [],
         // The scenario's remoteLogMetadataReadyMs is the initial leader's loading time.
@@ -132,7 +134,13 @@ export function setUpPartitions(s: Sim): void {
   }
 }
 
-/** The leader's log at t = 0 from the scenario's `initial` segments. */
+/**
+ * The leader's log at t = 0 from the scenario's `initial` segments, and with
+ * `followersInSync` its copy on every other replica. The batches are cut from the records
+ * by rule (`initialRuns`): the remote metadata and the stored objects of uploaded segments
+ * keep the rule, not a list (a terabyte at t = 0 is no batch held); only local segments
+ * list their batches.
+ */
 function buildInitialLog(s: Sim, part: PartitionState, leader: ReplicaState, initial: Scenario['topics'][number]['initial'][number]): void {
   const model = s.state.model;
   const epochs: EpochEntry[] = initial.leaderEpochs.map(([e, start]) => [e, start] as EpochEntry);
@@ -146,37 +154,21 @@ function buildInitialLog(s: Sim, part: PartitionState, leader: ReplicaState, ini
     producers: {},
   };
   const producerId = 1;
-  let sequence = 0;
+  const perBatch = Math.max(1, Math.floor(model.producerBatchBytes / model.recordBytes));
   const remoteMetas: RemoteSegmentMetadata[] = [];
+  /** The log's last batch so far. */
+  let last: RecordBatch | undefined;
   for (let i = 0; i < initial.segments.length; i++) {
     const seg0 = initial.segments[i];
     const seg = newSegment(seg0.baseOffset, 0);
-    const batches: RecordBatch[] = [];
-    for (let offset = seg0.baseOffset; offset <= seg0.endOffset; ) {
-      const epoch = epochForOffset(epochs, offset);
-      const next = epochs.find(([, start]) => start > offset);
-      const perBatch = Math.max(1, Math.floor(model.producerBatchBytes / model.recordBytes));
-      const last = Math.min(seg0.endOffset, offset + perBatch - 1, next === undefined ? Number.MAX_SAFE_INTEGER : next[1] - 1);
-      const count = last - offset + 1;
-      batches.push({
-        baseOffset: offset,
-        lastOffset: last,
-        leaderEpoch: epoch,
-        producerId,
-        baseSequence: sequence,
-        bytes: count * model.recordBytes,
-        appendedMs: 0,
-      });
-      sequence += count;
-      offset = last + 1;
-    }
-    seg.batches = batches;
+    // One producer from the log's first offset: its sequence is the offset's distance from there.
+    const runs = initialRuns(seg0.baseOffset, seg0.endOffset, epochs, perBatch, model.recordBytes, producerId, seg0.baseOffset - first.baseOffset);
+    const lastRun = runs[runs.length - 1];
+    const segLast = lastRun === undefined ? undefined : runBatch(lastRun, runBatchCount(lastRun) - 1);
+    if (segLast !== undefined) last = segLast;
     seg.endOffset = seg0.endOffset;
-    seg.bytes = batches.reduce((n, b) => n + b.bytes, 0);
+    seg.bytes = (seg0.endOffset - seg0.baseOffset + 1) * model.recordBytes;
     seg.rolled = i < initial.segments.length - 1;
-    for (const b of batches) {
-      log.producers[String(producerId)] = producerEntryOf(b);
-    }
     if (seg0.tier === 'remote' || seg0.tier === 'both') {
       const segmentId = `init-${seg0.baseOffset}`;
       const keys = objectKeysFor(part.topic, part.partition, seg0.baseOffset, segmentId);
@@ -192,27 +184,73 @@ function buildInitialLog(s: Sim, part: PartitionState, leader: ReplicaState, ini
         sizeBytes: seg.bytes,
         maxTimestampMs: 0,
         objectKeys: keys,
-        batchIndex: batchIndexOf(batches),
+        batchIndex: [],
+        batchRuns: runs,
       };
       remoteMetas.push(meta);
-      writeSegmentObjects(s, meta, batches, checkpointUpTo(epochs, seg0.endOffset), snapshotProducerState(log.producers, seg0.endOffset + 1));
+      // The producer state at the segment's end: its last batch's (one producer).
+      writeSegmentObjects(s, meta, runs, checkpointUpTo(epochs, seg0.endOffset), segLast === undefined ? [] : [producerEntryOf(segLast)]);
     }
-    if (seg0.tier === 'both' || seg0.tier === 'local') log.segments.push(seg);
+    if (seg0.tier === 'both' || seg0.tier === 'local') {
+      seg.batches = batchesOfRuns(runs);
+      log.segments.push(seg);
+    }
   }
+  if (last !== undefined) log.producers[String(producerId)] = producerEntryOf(last);
   assert(log.segments.length > 0, 'the active segment is local');
   log.localLogStartOffset = log.segments[0].baseOffset;
   log.highWatermark = logEndOffset(log);
   leader.log = log;
   localLogBytesChanged(s, localBytes(log));
+  if (initial.followersInSync === true) {
+    // A partition that has been replicating all along: every other replica holds the
+    // leader's local log (the same batches; the segments, epochs and producers its own)
+    // and is in the ISR. Its highest offset in remote storage is refreshed by its remote
+    // log manager's first run, as after any start.
+    for (const b of part.replicas) {
+      if (b === leader.broker) continue;
+      const r = part.replicaStates[String(b)];
+      r.log = copyLog(log);
+      localLogBytesChanged(s, localBytes(r.log));
+    }
+    part.isr = part.replicas.filter((b) => s.state.brokers[b].alive);
+  }
   part.remoteMetadata = remoteMetas;
   const derived = remoteMetas.length > 0 ? remoteMetas[remoteMetas.length - 1].endOffset : -1;
   leader.highestOffsetInRemoteStorage = initial.highestOffsetInRemoteStorage ?? derived;
-  part.nextSequence = sequence;
+  part.nextSequence = last === undefined ? 0 : last.baseSequence + (last.lastOffset - last.baseOffset) + 1;
+}
+
+/**
+ * The batches of the offsets [baseOffset, endOffset] of the initial log, as runs: cut every
+ * `perBatch` records, and where a leader epoch starts (a batch never spans two epochs).
+ */
+export function initialRuns(baseOffset: number, endOffset: number, epochs: readonly EpochEntry[], perBatch: number, recordBytes: number, producerId: number, firstSequence: number): BatchRun[] {
+  const runs: BatchRun[] = [];
+  let position = 0;
+  for (let offset = baseOffset; offset <= endOffset; ) {
+    const next = epochs.find(([, start]) => start > offset);
+    const lastOffset = Math.min(endOffset, next === undefined ? Number.MAX_SAFE_INTEGER : next[1] - 1);
+    runs.push({ firstOffset: offset, lastOffset, recordsPerBatch: perBatch, recordBytes, position, leaderEpoch: epochForOffset(epochs, offset), producerId, firstSequence: firstSequence + (offset - baseOffset), appendedMs: 0 });
+    position += (lastOffset - offset + 1) * recordBytes;
+    offset = lastOffset + 1;
+  }
+  return runs;
+}
+
+/** A replica's copy of a log: its own segments (a rolled segment's batch list shared, as checkpoints share it), epochs and producers. */
+function copyLog(log: PartitionLog): PartitionLog {
+  return {
+    ...log,
+    segments: log.segments.map((g) => ({ ...g, batches: g.rolled ? g.batches : g.batches.slice() })),
+    leaderEpochs: log.leaderEpochs.map(([e, start]) => [e, start] as EpochEntry),
+    producers: Object.fromEntries(Object.entries(log.producers).map(([k, v]) => [k, { ...v }])),
+  };
 }
 
 /** Objects of an uploaded segment, written straight to the store (initial state only). */
-function writeSegmentObjects(s: Sim, meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): void {
-  for (const [key, object] of segmentObjects(meta, batches, epochs, producers)) {
+function writeSegmentObjects(s: Sim, meta: RemoteSegmentMetadata, runs: readonly BatchRun[], epochs: EpochEntry[], producers: ProducerEntry[]): void {
+  for (const [key, object] of initialSegmentObjects(meta, runs, epochs, producers)) {
     const req: ObjectStoreRequest = { op: 'put', store: 'tiered', key, object };
     // Held from t = 0 (stored, not billed as a request of this run).
     objectStored(s.state.usage, 'tiered', key, object.bytes, 0);

@@ -9,9 +9,10 @@ import type { Rule } from '../domain/rules.js';
 import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, truncateFromStart as truncateEpochsFromStart } from '../domain/leader-epoch-cache.js';
 import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../domain/partition-log.js';
 import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../domain/producer-state.js';
-import { type RemoteSegmentMetadata, batchIndexOf, findRemoteSegment, formatOffsetIndex, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
+import { type RemoteSegmentMetadata, batchIndexEntry, batchIndexLength, batchIndexOf, findRemoteSegment, formatOffsetIndex, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
 import type { SegmentRange } from '../domain/retention.js';
-import type { StoredObject } from '../ports/object-store.js';
+import type { StoredBody, StoredObject } from '../ports/object-store.js';
+import { type BatchRun, batchesOfRuns } from '../domain/batch.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { metadataReady, replica, uploadsRequired } from './facts.js';
@@ -24,11 +25,43 @@ import type { KernelEventOf, SegmentObjectKind } from './state.js';
 export function segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {
   // Kafka's offset index: each batch's base offset and byte position in the `.log`.
   const index = formatOffsetIndex(batchIndexOf(batches).map(([base, , pos]) => [base, pos] as const));
+  return objectsOf(meta, { kind: 'segment', batches }, batches.length, { kind: 'text', text: index }, epochs, producers);
+}
+
+/**
+ * The objects of a segment of the scenario's `initial` log, whose batches are runs
+ * (`meta.batchRuns`): the same objects as `segmentObjects` gives for those batches listed,
+ * the `.log` batches and the `.index` text made when read (a store that writes files reads
+ * them at once; the memory store only when a read asks), so a terabyte at t = 0 holds no
+ * batch.
+ */
+export function initialSegmentObjects(meta: RemoteSegmentMetadata, runs: readonly BatchRun[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {
+  const log: StoredBody = {
+    kind: 'segment',
+    get batches() {
+      return batchesOfRuns(runs);
+    },
+  };
+  const index: StoredBody = {
+    kind: 'text',
+    get text() {
+      const out: Array<readonly [number, number]> = [];
+      for (let i = 0, n = batchIndexLength(meta); i < n; i++) {
+        const [base, , pos] = batchIndexEntry(meta, i);
+        out.push([base, pos]);
+      }
+      return formatOffsetIndex(out);
+    },
+  };
+  return objectsOf(meta, log, batchIndexLength(meta), index, epochs, producers);
+}
+
+function objectsOf(meta: RemoteSegmentMetadata, log: StoredBody, batchCount: number, index: StoredBody, epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {
   const cp = formatCheckpoint(epochs);
   const snap = formatProducerSnapshot(producers);
   return [
-    [meta.objectKeys.log, { bytes: meta.sizeBytes, body: { kind: 'segment', batches } }, 'log'],
-    [meta.objectKeys.offsetIndex, { bytes: batches.length * 8, body: { kind: 'text', text: index } }, 'offsetIndex'],
+    [meta.objectKeys.log, { bytes: meta.sizeBytes, body: log }, 'log'],
+    [meta.objectKeys.offsetIndex, { bytes: batchCount * 8, body: index }, 'offsetIndex'],
     [meta.objectKeys.leaderEpochCheckpoint, { bytes: cp.length, body: { kind: 'text', text: cp } }, 'leaderEpochCheckpoint'],
     [meta.objectKeys.producerSnapshot, { bytes: producerSnapshotBytes(producers), body: { kind: 'text', text: snap } }, 'producerSnapshot'],
   ];

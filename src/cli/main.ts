@@ -30,7 +30,8 @@ function cmdCompare(flags: Flags, io: Io): number {
   if (flags.positional.length !== 1) throw new UsageError('compare needs exactly one FILE');
   if (flags.store !== 'memory') throw new UsageError('compare runs in memory only (no --store)');
   const file = flags.positional[0];
-  const loaded = loadScenario(file, { workBudget: flags.workBudget });
+  // Each mode's run keeps its trace (its figures are read from it).
+  const loaded = loadScenario(file, { workBudget: flags.workBudget, traceKept: true });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
   // The same guard as run's: each mode's run may take at most this many steps.
   const maxSteps = flags.maxSteps ?? 5_000_000;
@@ -105,7 +106,8 @@ function cmdReport(flags: Flags, io: Io): number {
     chapter = findChapter(file)!;
     file = chapter.scenario;
   }
-  const loaded = loadScenario(file, { workBudget: flags.workBudget });
+  // The report's runs keep their traces (its figures and chapters are read from them).
+  const loaded = loadScenario(file, { workBudget: flags.workBudget, traceKept: true });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, false), EXIT.badInput;
   if (flags.out !== undefined) {
     const bad = checkOutputPath(flags.out);

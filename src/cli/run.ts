@@ -18,6 +18,9 @@ import { HELP } from './help.js';
 import { type Flags, type Io, UsageError } from './flags.js';
 import { checkOutputPath, writeWhole } from './output-file.js';
 import { loadScenario, printProblems } from './scenarios.js';
+import { dirname } from 'node:path';
+import { TraceSpool, spoolBeside } from './trace-spool.js';
+import type { TraceEntry } from '../../core/sim/trace.js';
 
 /** Options that belong to one store only: given with another, they are a mistake, not ignored. */
 const STORE_FLAGS: Array<{ flag: string; set: (f: Flags) => boolean; stores: string[] }> = [
@@ -45,7 +48,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (flags.store === 'fs' && flags.dir === undefined) throw new UsageError('--store fs needs --dir PATH');
   if (flags.store === 's3' && flags.bucket === undefined) throw new UsageError('--store s3 needs --bucket NAME');
   const file = flags.positional[0];
-  const loaded = loadScenario(file, { workBudget: flags.workBudget });
+  // On S3 (an asynchronous store) the run keeps its trace (below): the kept-trace budget.
+  const loaded = loadScenario(file, { workBudget: flags.workBudget, traceKept: flags.store === 's3' });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
   // A file store writes Kafka's RecordBatch v2, whose header and smallest record need room.
   if (flags.store !== 'memory') {
@@ -96,7 +100,49 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   const failures: StoreFailures | null = store?.failures ?? null;
   const stopOnFailure = (flags.storeFailures ?? 'exit') === 'exit';
   const maxSteps = flags.maxSteps ?? 5_000_000;
-  const kernel = new Kernel(loaded.scenario, { ...(flags.seed !== undefined ? { seed: flags.seed } : {}), ...(store ? { store } : {}), latency: flags.latency, ...(flags.latency === 'measured' ? { clock: () => performance.now() } : {}) });
+  // On a synchronous store the trace is not kept: each step's entries are narrated, and
+  // spooled to files for --json and --trace-out, as they are made (trace-spool.ts), so a long
+  // run holds no trace. An asynchronous store (S3) completes entries after they are made: its
+  // run keeps the trace.
+  const streaming = !(store instanceof S3ObjectStore);
+  const stepEntries: TraceEntry[] = [];
+  const jsonSpool = streaming && flags.json ? new TraceSpool() : null;
+  const traceOutSpool = streaming && flags.traceOut !== undefined ? spoolBeside(flags.traceOut) : null;
+  let remoteLogMetadataRecords = 0;
+  const onTrace = (e: TraceEntry): void => {
+    stepEntries.push(e);
+    if (e.type === 'remoteMetadata' && (e as { action?: string }).action === 'stateChanged') remoteLogMetadataRecords++;
+    // As JSON.stringify(document, null, 2) prints an element of the top-level trace array.
+    if (jsonSpool !== null) jsonSpool.add(`${jsonSpool.count > 0 ? ',\n' : ''}    ${JSON.stringify(e, null, 2).replace(/\n/g, '\n    ')}`);
+    if (traceOutSpool !== null) traceOutSpool.add(`${JSON.stringify(e)}\n`);
+  };
+  const disposeSpools = (): void => {
+    jsonSpool?.dispose();
+    traceOutSpool?.dispose();
+  };
+  const kernel = new Kernel(loaded.scenario, {
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+    ...(store ? { store } : {}),
+    latency: flags.latency,
+    ...(flags.latency === 'measured' ? { clock: () => performance.now() } : {}),
+    ...(streaming ? { keepTrace: false, onTrace } : {}),
+  });
+  /** The entries not yet narrated: this step's when streaming, else the kept trace. */
+  const traceNow = (): TraceEntry[] => (streaming ? stepEntries : kernel.trace);
+  /** The document on stdout: when streaming, its (empty) trace replaced by the spooled entries, written in pieces. */
+  const printJson = (doc: { trace: TraceEntry[] }): void => {
+    const text = JSON.stringify(doc, null, 2);
+    const marker = '\n  "trace": [],\n';
+    const at = jsonSpool === null || jsonSpool.count === 0 ? -1 : text.indexOf(marker);
+    if (at < 0) {
+      jsonSpool?.dispose();
+      io.out(text);
+      return;
+    }
+    io.out(`${text.slice(0, at)}\n  "trace": [`);
+    jsonSpool!.drainLines(io.out);
+    io.out(`  ],\n${text.slice(at + marker.length)}`);
+  };
   // The generator as seeded: starting the cluster may already draw (a follower's first Fetch, with jitter).
   const prngBefore = JSON.stringify(seedPrng(kernel.seed));
   let printed = 0;
@@ -112,12 +158,19 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     io.out('');
   }
   const flush = (): void => {
-    if (flags.json) return;
-    for (; printed < kernel.trace.length; printed++) {
-      const line = narrator.line(kernel.trace[printed]);
-      if (line !== null) io.out(line);
+    const trace = traceNow();
+    if (!flags.json) {
+      for (; printed < trace.length; printed++) {
+        const line = narrator.line(trace[printed]);
+        if (line !== null) io.out(line);
+      }
+    }
+    if (streaming) {
+      trace.length = 0;
+      printed = 0;
     }
   };
+  const traceLength = (): number => traceNow().length;
   // SIGINT and SIGTERM stop the run between steps (the loop lets them in at least every
   // YIELD_EVERY_MS), with a line saying where, and the conventional exit code.
   let stoppedBy: NodeJS.Signals | null = null;
@@ -130,7 +183,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   // The walkthrough's count of the same run: it groups kernel events into visible steps.
   const visible = new VisibleStepCounter();
   const counted = (stepped: boolean, traceBefore: number): boolean => {
-    visible.after(stepped, kernel.trace, traceBefore, kernel.hasNext());
+    visible.after(stepped, traceNow(), traceBefore, kernel.hasNext());
     return stepped;
   };
   try {
@@ -142,17 +195,17 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
         io.err(`--store s3: ${(e as Error).message}`);
         return EXIT.storeFailed;
       }
-      let before = kernel.trace.length;
+      let before = traceLength();
       while (stoppedBy === null && !failed() && kernel.hasNext() && counted(await kernel.stepAsync(), before) && kernel.state.stepCount < maxSteps) {
         flush();
-        before = kernel.trace.length;
+        before = traceLength();
       }
     } else {
       let lastYield = performance.now();
-      let before = kernel.trace.length;
+      let before = traceLength();
       while (stoppedBy === null && !failed() && kernel.hasNext() && counted(kernel.step(), before) && kernel.state.stepCount < maxSteps) {
-        before = kernel.trace.length;
         flush();
+        before = traceLength();
         if ((kernel.state.stepCount & 255) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
           await new Promise((r) => setImmediate(r));
           lastYield = performance.now();
@@ -169,30 +222,34 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (stoppedBy === null && !failed() && !kernel.hasNext()) kernel.step();
   flush();
   if (stoppedBy !== null) {
+    disposeSpools();
     io.err(`run: stopped by ${stoppedBy} at t=${Math.floor(kernel.nowMs)}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
     return signalExit(stoppedBy);
   }
   if (failed()) {
     // The run stops here: it no longer matches the same run in memory.
-    const json = { ...buildRunJson(kernel), storeFailures: { count: failures!.count, first: failures!.first } };
-    if (flags.json) io.out(JSON.stringify(json, null, 2));
+    traceOutSpool?.dispose();
+    const json = { ...buildRunJson(kernel, streaming ? { remoteLogMetadataRecords } : undefined), storeFailures: { count: failures!.count, first: failures!.first } };
+    if (flags.json) printJson(json);
+    else jsonSpool?.dispose();
     io.err(`run: the ${flags.store} store failed at t=${Math.floor(kernel.nowMs)}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
     return EXIT.storeFailed;
   }
   if (kernel.state.stepCount >= maxSteps && kernel.hasNext()) {
+    disposeSpools();
     io.err(`run: stopped after ${maxSteps} steps at t=${Math.floor(kernel.nowMs)}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
     return EXIT.badInput;
   }
   const seedUsed = JSON.stringify(kernel.state.prng) !== prngBefore;
   const json = {
-    ...buildRunJson(kernel),
+    ...buildRunJson(kernel, streaming ? { remoteLogMetadataRecords } : undefined),
     ...(failures !== null && failures.count > 0 ? { storeFailures: { count: failures.count, first: failures.first } } : {}),
   };
   if (flags.traceOut) {
-    const bad = writeWhole(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const bad = traceOutSpool !== null ? traceOutSpool.moveTo(flags.traceOut) : writeWhole(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
     if (bad !== null) {
       // The run's own output still goes out; only the trace file is missing.
-      if (flags.json) io.out(JSON.stringify(json, null, 2));
+      if (flags.json) printJson(json);
       io.err(`run: --trace-out ${bad}`);
       return EXIT.storeFailed;
     }
@@ -201,8 +258,13 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   for (const m of kernel.pinned?.mismatches ?? []) io.err(`run: warning: pinned choice ${JSON.stringify(m.choice)} did not apply: ${m.reason}`);
   for (const c of kernel.pinned?.unused() ?? []) io.err(`run: warning: pinned choice at step ${c.step} point ${c.n} (${c.kind}) was never reached`);
   if (flags.seed !== undefined && !seedUsed) io.err(`run: note: --seed ${flags.seed} changed nothing: this scenario draws nothing at random, so every seed gives the same run`);
+  if (jsonSpool?.failed) {
+    disposeSpools();
+    io.err(`run: --json: the trace could not be written to ${dirname(jsonSpool.path)} on its way to the output (${jsonSpool.failed})`);
+    return EXIT.storeFailed;
+  }
   if (flags.json) {
-    io.out(JSON.stringify(json, null, 2));
+    printJson(json);
   } else {
     io.out('');
     io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events, shown as ${visible.count} steps in the walkthrough):`);

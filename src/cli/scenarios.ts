@@ -21,8 +21,11 @@ export function resolveScenarioPath(arg: string): string {
 
 export type Loaded = { ok: true; scenario: Scenario } | { ok: false; problems: InputProblem[] };
 
-/** `workBudget: false` (`--no-work-budget`) skips the work budget; every other limit still applies. */
-export function loadScenario(file: string, opts: { workBudget?: boolean } = {}): Loaded {
+/**
+ * `workBudget: false` (`--no-work-budget`) skips the work budget; every other limit still
+ * applies. `traceKept`: the command keeps the run's whole trace (the stricter kernel-event limit).
+ */
+export function loadScenario(file: string, opts: { workBudget?: boolean; traceKept?: boolean } = {}): Loaded {
   const path = resolveScenarioPath(file);
   let text: string;
   try {
@@ -38,7 +41,7 @@ export function loadScenario(file: string, opts: { workBudget?: boolean } = {}):
     const why = code === 'ENOENT' ? 'no such file (and no bundled scenario of that name)' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? 'error'})`;
     return { ok: false, problems: [{ path: '', message: `${file}: ${why}` }] };
   }
-  return parseScenarioText(text, basename(path), { checkWork: opts.workBudget !== false });
+  return parseScenarioText(text, basename(path), { checkWork: opts.workBudget !== false, traceKept: opts.traceKept === true });
 }
 
 export function printProblems(io: Io, file: string, problems: InputProblem[], json: boolean): void {

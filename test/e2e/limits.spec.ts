@@ -60,8 +60,8 @@ test('a ?src= past the work budget shows the limit problems and runs nothing', a
   await expect(problems).toContainText('problems; nothing changed');
   await expect(problems.locator('li code', { hasText: /^timeline\[0\]\.produce\.records$/ }).first()).toBeVisible();
   await expect(problems.locator('li code', { hasText: /^timeline\[0\]\.produce\.everyMs$/ }).first()).toBeVisible();
-  await expect(problems).toContainText('more than the limit of 10,000,000');
-  await expect(problems).toContainText('more than the limit of 100,000');
+  await expect(problems).toContainText('more than the limit of 100,000,000');
+  await expect(problems).toContainText('more than the limit of 1,000,000');
   await expect(page.getByTestId('offset-lanes')).toHaveCount(0);
   await shot(page, 'limits-src-past-budget');
   await page.getByTestId('scenario-picker').selectOption('kip1023-bootstrap');

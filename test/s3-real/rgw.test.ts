@@ -17,6 +17,10 @@ import { buildRunJson } from '../../core/sim/output.js';
 import type { ObjectStoreEntry } from '../../core/sim/trace.js';
 import { S3ObjectStore } from '../../src/stores/s3-store.js';
 import { ROOT, cliIn, loadBundled } from '../support/run.js';
+import { type RemoteSegmentMetadata, batchIndexEntry, batchIndexLength } from '../../core/domain/remote-metadata.js';
+
+/** A remote segment's offset index, entry by entry (listed, or computed from the initial log's runs). */
+const indexOf = (m: RemoteSegmentMetadata) => Array.from({ length: batchIndexLength(m) }, (_, i) => batchIndexEntry(m, i));
 
 const real = inject('realS3');
 const bundled = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
@@ -196,22 +200,22 @@ describe.skipIf(real.cephDir === null)('Ceph RGW: a consumer read in the middle 
     expect(reads.length).toBeGreaterThan(0);
     for (const r of reads) {
       const m = part.remoteMetadata.find((x) => x.objectKeys.log === r.key)!;
-      expect(m.batchIndex.map(([, , pos]) => pos)).toContain(r.range![0]);
+      expect(indexOf(m).map(([, , pos]) => pos)).toContain(r.range![0]);
       expect(r.range![1]).toBe(m.sizeBytes - 1);
     }
     // One such read from batch 2 of a segment, by a store that did not write it, measured on the server.
-    const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.batchIndex.length >= 4)!;
-    const b2 = seg.batchIndex[2];
+    const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && batchIndexLength(m) >= 4)!;
+    const b2 = batchIndexEntry(seg, 2);
     const before = await usage(b);
     const cold = store(b, '');
     const res = await cold.executeAsync({ op: 'get', store: 'tiered', key: seg.objectKeys.log, range: [b2[2], seg.sizeBytes - 1] });
     cold.destroy();
     expect(res.ok).toBe(true);
     expect(res.bytes).toBe(seg.sizeBytes - b2[2]);
-    expect(res.object?.body.kind === 'segment' && res.object.body.batches.map((x) => x.baseOffset)).toEqual(seg.batchIndex.slice(2).map(([base]) => base));
+    expect(res.object?.body.kind === 'segment' && res.object.body.batches.map((x) => x.baseOffset)).toEqual(indexOf(seg).slice(2).map(([base]) => base));
     const after = await usage(b);
     expect(after.get_obj.successful_ops - (before.get_obj?.successful_ops ?? 0)).toBe(1);
     expect(after.get_obj.bytes_sent - (before.get_obj?.bytes_sent ?? 0)).toBe(seg.sizeBytes - b2[2]);
-    console.log(`a read from batch 2 of a ${seg.batchIndex.length}-batch, ${seg.sizeBytes}-byte segment: Range bytes=${b2[2]}-${seg.sizeBytes - 1}; RGW sent ${after.get_obj.bytes_sent - (before.get_obj?.bytes_sent ?? 0)} bytes`);
+    console.log(`a read from batch 2 of a ${batchIndexLength(seg)}-batch, ${seg.sizeBytes}-byte segment: Range bytes=${b2[2]}-${seg.sizeBytes - 1}; RGW sent ${after.get_obj.bytes_sent - (before.get_obj?.bytes_sent ?? 0)} bytes`);
   });
 });

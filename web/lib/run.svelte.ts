@@ -167,7 +167,7 @@ export class RunState {
       } else bad.push(...read.problems.map((p) => `${p.path}: ${p.message}`));
     });
     // The actions a link carries count towards the same work budget as the scenario's timeline.
-    const work = workProblems(r.scenario, okActions.map((a) => a.action));
+    const work = workProblems(r.scenario, okActions.map((a) => a.action), { traceKept: true });
     if (work.length > 0) {
       this.problems = work;
       return false;
@@ -345,7 +345,7 @@ export class RunState {
     if (!this.session) return;
     const list: readonly TimelineAction[] = Array.isArray(action) ? action : [action];
     // The same work budget as the scenario file: an action past it is refused, nothing changes.
-    const work = workProblems(this.session.scenario, [...this.session.actions.map((a) => a.action), ...list]);
+    const work = workProblems(this.session.scenario, [...this.session.actions.map((a) => a.action), ...list], { traceKept: true });
     if (work.length > 0) {
       this.problems = work;
       return;
