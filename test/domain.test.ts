@@ -356,17 +356,19 @@ describe('partition log', () => {
   });
 
   test.each<[string, number, number, [number, number][]]>([
-    ['from 0, room for all', 0, 1000, [[0, 9], [10, 19], [20, 29]]],
+    ['from 0, room for all: the first segment only', 0, 1000, [[0, 9], [10, 19]]],
     ['from 0, maxBytes below one batch: still one batch', 0, 5, [[0, 9]]],
     ['from 0, maxBytes of two batches', 0, 20, [[0, 9], [10, 19]]],
     ['from 0, one byte short of two batches', 0, 19, [[0, 9]]],
-    ['from the middle of a batch: the whole batch', 15, 1000, [[10, 19], [20, 29]]],
+    ['from the middle of a batch: the whole batch, to its segment end', 15, 1000, [[10, 19]]],
+    ['from the next segment', 20, 1000, [[20, 29]]],
     ['from a segment boundary', 20, 1, [[20, 29]]],
     ['from the last offset', 29, 1000, [[20, 29]]],
     ['at the log end: nothing', 30, 1000, []],
   ])('readBatches: %s', (_name, fetchOffset, maxBytes, expected) => {
-    // Goal: at least one batch, then whole batches up to maxBytes in total.
-    // Method: three 10-byte batches in two segments.
+    // Goal: at least one batch, then whole batches up to maxBytes in total, from the one
+    // segment holding the offset (Kafka's LocalLog.read / LogSegment.read).
+    // Method: three 10-byte batches in two segments, [0, 19] and [20, 29].
     const out = readBatches(threeBatchLog(), fetchOffset, maxBytes);
     expect(out.map((b) => [b.baseOffset, b.lastOffset])).toEqual(expected);
   });

@@ -130,20 +130,37 @@ export function appendBatch(
   return rolled;
 }
 
-/** Batches from `fetchOffset`, at least one, then up to `maxBytes` in total. */
-export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: number): RecordBatch[] {
+/**
+ * The segment a read at `fetchOffset` starts in: the first whose last offset reaches it
+ * (Kafka's LocalLog.read takes the floor segment, and moves to the next when that one has
+ * nothing at or past the offset). -1 when the offset is at or past the log end.
+ */
+export function segmentIndexFor(log: PartitionLog, fetchOffset: number): number {
+  const segs = log.segments;
+  const i = firstNotBefore(segs, (s) => s.endOffset < fetchOffset);
+  return i < segs.length ? i : -1;
+}
+
+/**
+ * A local read at `fetchOffset` (Kafka 4.3 LocalLog.read → LogSegment.read): batches of the
+ * one segment holding the offset, from the batch that holds it, up to `maxBytes` in total;
+ * with `minOneMessage` the first batch comes whole even when it is larger (LogSegment.read:
+ * adjustedMaxSize = max(maxSize, first batch size)). A read that reaches the segment's end
+ * stops there: the next Fetch continues in the next segment. Batches are whole here: Kafka
+ * sends a byte slice whose last batch may be cut short, which the reader drops.
+ */
+export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: number, minOneMessage = true): RecordBatch[] {
   const out: RecordBatch[] = [];
+  const si = segmentIndexFor(log, fetchOffset);
+  if (si < 0) return out;
+  // Batches are in offset order: the first one ending at or past fetchOffset, by bisection.
+  const batches = log.segments[si].batches;
   let bytes = 0;
-  for (const seg of log.segments) {
-    if (seg.endOffset < fetchOffset) continue;
-    // Batches are in offset order: the first one ending at or past fetchOffset, by bisection.
-    const batches = seg.batches;
-    for (let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset); i < batches.length; i++) {
-      const b = batches[i];
-      if (out.length > 0 && bytes + b.bytes > maxBytes) return out;
-      out.push(b);
-      bytes += b.bytes;
-    }
+  for (let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset); i < batches.length; i++) {
+    const b = batches[i];
+    if (bytes + b.bytes > maxBytes && (out.length > 0 || !minOneMessage)) break;
+    out.push(b);
+    bytes += b.bytes;
   }
   return out;
 }
