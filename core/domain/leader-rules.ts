@@ -40,6 +40,18 @@ export function decideFollowerFetch(view: LeaderView, fetchOffset: number): Fetc
 }
 
 /**
+ * The bytes the one partition of a Fetch may read (Kafka 4.3): KafkaApis.handleFetchRequest
+ * caps the request's maxBytes at the broker's `fetch.max.bytes`; ReplicaManager.readFromLog
+ * reads each partition up to min(its PartitionMaxBytes, what is left of the response's), the
+ * first partition with minOneMessage (its first batch whole even when larger). The model's
+ * Fetches name one partition, so this is the smallest of the three, and the read keeps the
+ * first batch whole (readBatches).
+ */
+export function fetchReadLimit(partitionMaxBytes: number, responseMaxBytes: number, brokerFetchMaxBytes: number): number {
+  return Math.min(partitionMaxBytes, responseMaxBytes, brokerFetchMaxBytes);
+}
+
+/**
  * KIP-1023's Earliest-Pending-Upload-Offset (ListOffsets -6), with the rule that decided.
  * The `max(Ry + 1, LSO)` clamp covers a stale Ry left from before tiering was disabled.
  */

@@ -104,6 +104,7 @@ export type KernelRule =
   | 'consumerOutOfRange'
   | 'remoteSegmentMissing'
   | 'remoteReadFailed'
+  | 'remoteFetchExpired'
   | 'walCombinerFlush'
   | 'walPutFailed'
   | 'walMetadataPublished'

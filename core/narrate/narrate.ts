@@ -126,6 +126,7 @@ export const RULES: Record<string, string> = {
   storeRecovered: 'the object store answers again, at its normal speed',
   remoteSegmentMissing: 'no finished remote segment holds the offset, so the read is out of range',
   remoteReadFailed: 'the ranged GET of the remote segment failed, so the consumer gets a retriable error and fetches again',
+  remoteFetchExpired: 'the remote read took longer than remote.fetch.max.wait.ms, so the broker answers without its records (DelayedRemoteFetch) and the consumer fetches again',
   rlmRunDone: 'the remote log manager task is done until its next run (remote.log.manager.task.interval.ms)',
 } satisfies Record<Rule, string>;
 

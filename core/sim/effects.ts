@@ -29,7 +29,15 @@ function none(_unread: { readonly [k: string]: never }): void {}
 const fetcher: Handlers<'fetcher'> = {
   sendFetch: (s, broker, key, { requestId, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, ...unread }) => {
     none(unread);
-    sendRequest(s, broker, key, 'Fetch', requestId, { fetchOffset, currentLeaderEpoch, lastFetchedEpoch, maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'] });
+    sendRequest(s, broker, key, 'Fetch', requestId, {
+      fetchOffset,
+      currentLeaderEpoch,
+      lastFetchedEpoch,
+      // RemoteLeaderEndPoint.buildFetch: replica.fetch.max.bytes for the partition,
+      // replica.fetch.response.max.bytes for the whole response.
+      maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'],
+      responseMaxBytes: s.state.brokerConfig['replica.fetch.response.max.bytes'],
+    });
   },
   sendListOffsets: (s, broker, key, { requestId, timestamp, currentLeaderEpoch, ...unread }) => {
     none(unread);

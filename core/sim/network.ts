@@ -6,6 +6,7 @@
  * with the facts it decides from; responses reach the follower fetcher.
  */
 import { endOffsetFor } from '../domain/leader-epoch-cache.js';
+import { fetchReadLimit } from '../domain/leader-rules.js';
 import { type RecordBatch, logEndOffset, readBatches } from '../domain/partition-log.js';
 import type { ApiName } from '../domain/protocol.js';
 import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
@@ -227,7 +228,8 @@ export function respondFetch(
   const r = replica(s.state, key, broker);
   const error = p.error;
   const wal = p.rule === 'walEmptyRecords';
-  let batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, msg.body.maxBytes) : [];
+  const limit = fetchReadLimit(msg.body.maxBytes, msg.body.responseMaxBytes, s.state.brokerConfig['fetch.max.bytes']);
+  let batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, limit) : [];
   if (batches.length > 0) {
     // KIP-1176: no record the fast store has not accepted goes to a follower by Fetch.
     const end = walFetchEnd(s, key, broker);
