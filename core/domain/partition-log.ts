@@ -165,6 +165,30 @@ export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: nu
   return out;
 }
 
+/**
+ * Where a Fetch at `fetchOffset` stands in the log, for the long poll (Kafka's
+ * LogOffsetMetadata of the fetch position): the segment holding it (the active segment at
+ * the log end), the size of the batch there, and the bytes from that batch to the segment's
+ * end (the log end on the active segment), counted up to `upTo` only.
+ */
+export interface FetchPosition {
+  segmentBaseOffset: number;
+  firstBatchBytes: number;
+  bytesToSegmentEnd: number;
+}
+
+export function fetchPosition(log: PartitionLog, fetchOffset: number, upTo: number): FetchPosition {
+  const si = segmentIndexFor(log, fetchOffset);
+  if (si < 0) return { segmentBaseOffset: activeSegment(log).baseOffset, firstBatchBytes: 0, bytesToSegmentEnd: 0 };
+  const seg = log.segments[si];
+  const batches = seg.batches;
+  let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset);
+  const firstBatchBytes = batches[i].bytes;
+  let bytes = 0;
+  for (; i < batches.length && bytes < upTo; i++) bytes += batches[i].bytes;
+  return { segmentBaseOffset: seg.baseOffset, firstBatchBytes, bytesToSegmentEnd: bytes };
+}
+
 /** Removes every batch at or above `offset` (Kafka's truncateTo; batches are atomic). */
 export function truncateTo(log: PartitionLog, offset: number): void {
   if (offset >= logEndOffset(log)) {

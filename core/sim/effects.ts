@@ -37,6 +37,7 @@ const fetcher: Handlers<'fetcher'> = {
       // replica.fetch.response.max.bytes for the whole response.
       maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'],
       responseMaxBytes: s.state.brokerConfig['replica.fetch.response.max.bytes'],
+      minBytes: s.state.brokerConfig['replica.fetch.min.bytes'],
     });
   },
   sendListOffsets: (s, broker, key, { requestId, timestamp, currentLeaderEpoch, ...unread }) => {

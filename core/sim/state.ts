@@ -77,6 +77,8 @@ export interface ReplicaState {
 export interface ParkedFetch {
   msgId: number;
   msg: RequestMessage;
+  /** The segment of the fetch position when it was parked (Kafka's startOffsetMetadata.segmentBaseOffset). */
+  segmentBaseOffset: number;
 }
 
 export interface PendingAck {
@@ -116,9 +118,11 @@ export interface RequestBodies {
   /**
    * `maxBytes` is the partition's limit (Kafka's PartitionMaxBytes: replica.fetch.max.bytes,
    * or a consumer's max.partition.fetch.bytes); `responseMaxBytes` the whole response's (the
-   * request's MaxBytes: replica.fetch.response.max.bytes, or a consumer's fetch.max.bytes).
+   * request's MaxBytes: replica.fetch.response.max.bytes, or a consumer's fetch.max.bytes);
+   * `minBytes` the request's MinBytes (replica.fetch.min.bytes; a consumer's Fetch is never
+   * held in the model).
    */
-  Fetch: { fetchOffset: number; maxBytes: number; responseMaxBytes: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number };
+  Fetch: { fetchOffset: number; maxBytes: number; responseMaxBytes: number; minBytes?: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number };
   ListOffsets: { timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number };
   OffsetsForLeaderEpoch: { leaderEpoch: number; currentLeaderEpoch: number };
 }
