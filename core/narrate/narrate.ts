@@ -174,6 +174,8 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp}${r.fetchOffset === undefined ? '' : ` at ${r.fetchOffset}`} answered ${r.error}${because(r.rule)}`;
         if (r.divergingEpoch) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} answered with a diverging epoch ${r.divergingEpoch.epoch} ending at ${r.divergingEpoch.endOffset}${because('divergingEpoch')}`;
         const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
+        // An answer cut short by remote.fetch.max.wait.ms is told even though it carries nothing.
+        if (r.rule === 'remoteFetchExpired') return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${because(r.rule)}`;
         if (r.records === 0 && !verbose) return null;
         if (x.wal === true) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${hw(r.highWatermark)}${because(r.rule)}`;
         return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}${hw(r.highWatermark)}`;
