@@ -324,7 +324,7 @@ describe('the table and the headline', () => {
     expect(h).toMatch(/cross-zone bytes 7\.6\d? MiB → 18\.3 KiB \(\u221299\.8 %\)/);
     expect(h).toContain('fast-store requests 0 → 152');
     expect(h).toContain('all object-store requests 332 → 484');
-    expect(h).toContain('acks=all p50 6 → 32 ms');
+    expect(h).toContain('acks=all p50 14 → 32 ms');
   });
 
   test('the headline of a pair without the WAL: catch-up (when any), bytes from the leader, remote reads after a failover', () => {
@@ -343,7 +343,7 @@ describe('the table and the headline', () => {
     expect(byId.crossZone.diff).toBe('\u221299.8 %');
     expect(byId.walRequests).toMatchObject({ a: '0', b: '152', diff: '+152', atA: '0', atB: '152' });
     expect(byId.tieredRequests).toMatchObject({ a: '332', b: '332', diff: 'same' });
-    expect(byId.acksAllP50).toMatchObject({ a: '6 ms', b: '32 ms' });
+    expect(byId.acksAllP50).toMatchObject({ a: '14 ms', b: '32 ms' });
     expect(rows.map((r) => r.id)).toEqual(['catchUp', 'bytesFromLeader', 'crossZone', 'tieredRequests', 'walRequests', 'cost', 'costMonth', 'acksAllP50', 'remoteReads']);
   });
 });

@@ -19,8 +19,12 @@ import {
 import {
   type FetchRule,
   type LeaderView,
+  type FetchWaitFacts,
   decideFollowerFetch,
   earliestPendingUploadOffset,
+  fetchHasEnoughBytes,
+  fetchMinBytes,
+  fetchReadLimit,
   listOffsetsAnswer,
 } from '../core/domain/leader-rules.js';
 import {
@@ -28,6 +32,7 @@ import {
   type RecordBatch,
   appendBatch,
   emptyLog,
+  fetchPosition,
   logEndOffset,
   maybeIncrementLogStartOffset,
   planBatches,
@@ -228,6 +233,43 @@ describe('leader epoch cache', () => {
 // ---------------------------------------------------------------------------------------
 // leader-rules.ts
 
+describe('fetch limits (docs/protocol.md §3)', () => {
+  test('fetchReadLimit: the smallest of the partition, response and broker limits', () => {
+    // Goal: ReplicaManager.readFromLog reads min(PartitionMaxBytes, the response's maxBytes capped at fetch.max.bytes).
+    // Method: each of the three the smallest in turn.
+    expect(fetchReadLimit(1048576, 10485760, 57671680)).toBe(1048576);
+    expect(fetchReadLimit(8192, 4096, 57671680)).toBe(4096);
+    expect(fetchReadLimit(52428800, 52428800, 57671680)).toBe(52428800);
+    expect(fetchReadLimit(104857600, 104857600, 57671680)).toBe(57671680);
+  });
+
+  test('fetchMinBytes: capped at the response limit (KafkaApis.handleFetchRequest)', () => {
+    expect(fetchMinBytes(1, 10485760, 57671680)).toBe(1);
+    expect(fetchMinBytes(20000, 4096, 57671680)).toBe(4096);
+  });
+
+  const facts = (o: Partial<FetchWaitFacts>): FetchWaitFacts => ({
+    fetchOffset: 10, logEndOffset: 14, logEndSegmentBaseOffset: 0, fetchSegmentBaseOffset: 0, bytesToSegmentEnd: 4000, firstBatchBytes: 1000, ...o,
+  });
+  test.each<[string, Partial<FetchWaitFacts>, number, number, number, boolean, boolean]>([
+    // name, facts, minBytes, partition max, read limit, arriving, answered now
+    ['enough bytes on the same segment', {}, 4000, 1048576, 1048576, true, true],
+    ['one byte short: held', {}, 4001, 1048576, 1048576, true, false],
+    ['held, then enough: tryComplete', {}, 4000, 1048576, 1048576, false, true],
+    ['at the log end: nothing to read, held', { fetchOffset: 14, bytesToSegmentEnd: 0 }, 1, 1048576, 1048576, true, false],
+    ['min.bytes 0: answered even with nothing (bytesReadable 0 >= 0)', { fetchOffset: 14, bytesToSegmentEnd: 0 }, 0, 1048576, 1048576, true, true],
+    ['a roll since it was parked: Case F, answered with fewer bytes', { logEndSegmentBaseOffset: 12, bytesToSegmentEnd: 10 }, 4000, 1048576, 1048576, false, true],
+    ['on an older segment on arrival: Case F', { logEndSegmentBaseOffset: 20, bytesToSegmentEnd: 10 }, 4000, 1048576, 1048576, true, true],
+    ['the partition max counts in tryComplete', {}, 3000, 2000, 2000, false, false],
+    ['a first batch larger than the limits counts on arrival (minOneMessage)', { firstBatchBytes: 3000 }, 3000, 2000, 2000, true, true],
+    ['... but not in tryComplete (bytes capped at the partition max)', { firstBatchBytes: 3000 }, 3000, 2000, 2000, false, false],
+  ])('fetchHasEnoughBytes: %s', (_name, f, minBytes, partitionMax, readLimit, arriving, expected) => {
+    // Goal: ReplicaManager.fetchMessages (bytesReadable >= fetchMinBytes) and DelayedFetch.tryComplete (Cases F and G).
+    // Method: one partition's facts against each condition.
+    expect(fetchHasEnoughBytes(facts(f), minBytes, partitionMax, readLimit, arriving)).toBe(expected);
+  });
+});
+
 function view(o: Partial<LeaderView> = {}): LeaderView {
   return {
     tiered: true,
@@ -356,19 +398,44 @@ describe('partition log', () => {
   });
 
   test.each<[string, number, number, [number, number][]]>([
-    ['from 0, room for all', 0, 1000, [[0, 9], [10, 19], [20, 29]]],
+    ['from 0, room for all: the first segment only', 0, 1000, [[0, 9], [10, 19]]],
     ['from 0, maxBytes below one batch: still one batch', 0, 5, [[0, 9]]],
     ['from 0, maxBytes of two batches', 0, 20, [[0, 9], [10, 19]]],
     ['from 0, one byte short of two batches', 0, 19, [[0, 9]]],
-    ['from the middle of a batch: the whole batch', 15, 1000, [[10, 19], [20, 29]]],
+    ['from the middle of a batch: the whole batch, to its segment end', 15, 1000, [[10, 19]]],
+    ['from the next segment', 20, 1000, [[20, 29]]],
     ['from a segment boundary', 20, 1, [[20, 29]]],
     ['from the last offset', 29, 1000, [[20, 29]]],
     ['at the log end: nothing', 30, 1000, []],
   ])('readBatches: %s', (_name, fetchOffset, maxBytes, expected) => {
-    // Goal: at least one batch, then whole batches up to maxBytes in total.
-    // Method: three 10-byte batches in two segments.
+    // Goal: at least one batch, then whole batches up to maxBytes in total, from the one
+    // segment holding the offset (Kafka's LocalLog.read / LogSegment.read).
+    // Method: three 10-byte batches in two segments, [0, 19] and [20, 29].
     const out = readBatches(threeBatchLog(), fetchOffset, maxBytes);
     expect(out.map((b) => [b.baseOffset, b.lastOffset])).toEqual(expected);
+  });
+
+  test.each<[string, number, number, boolean, [number, number][]]>([
+    ['minOneMessage: the first batch whole', 0, 5, true, [[0, 9]]],
+    ['no minOneMessage: nothing', 0, 5, false, []],
+    ['a limit of 0 with minOneMessage: one batch', 20, 0, true, [[20, 29]]],
+  ])('readBatches: %s', (_name, fetchOffset, maxBytes, minOneMessage, expected) => {
+    // Goal: LogSegment.read's adjustedMaxSize = max(maxSize, first batch) only with minOneMessage.
+    // Method: the three-batch log, limits below one batch.
+    const out = readBatches(threeBatchLog(), fetchOffset, maxBytes, minOneMessage);
+    expect(out.map((b) => [b.baseOffset, b.lastOffset])).toEqual(expected);
+  });
+
+  test.each<[string, number, number, { segmentBaseOffset: number; firstBatchBytes: number; bytesToSegmentEnd: number }]>([
+    ['from 0: the rest of segment [0, 19]', 0, 1000, { segmentBaseOffset: 0, firstBatchBytes: 10, bytesToSegmentEnd: 20 }],
+    ['counted up to upTo only', 0, 5, { segmentBaseOffset: 0, firstBatchBytes: 10, bytesToSegmentEnd: 10 }],
+    ['inside the last batch of the first segment', 15, 1000, { segmentBaseOffset: 0, firstBatchBytes: 10, bytesToSegmentEnd: 10 }],
+    ['in the active segment', 20, 1000, { segmentBaseOffset: 20, firstBatchBytes: 10, bytesToSegmentEnd: 10 }],
+    ['at the log end: the active segment, nothing', 30, 1000, { segmentBaseOffset: 20, firstBatchBytes: 0, bytesToSegmentEnd: 0 }],
+  ])('fetchPosition: %s', (_name, fetchOffset, upTo, expected) => {
+    // Goal: the fetch position's segment and the bytes from it to that segment's end (Kafka's LogOffsetMetadata).
+    // Method: the three-batch log, segments [0, 19] and [20, 29].
+    expect(fetchPosition(threeBatchLog(), fetchOffset, upTo)).toEqual(expected);
   });
 
   test.each<[string, number, number, [number, number][], EpochEntry[], string[], number]>([

@@ -281,6 +281,15 @@ describe('the work budget', () => {
     expect(check((r) => { r.config = { 'replica.fetch.wait.max.ms': 0 }; r.model = { sameZoneLatencyMs: 0 }; r.brokers = 1; r.topics[0].replicas = [[0]]; })).toEqual([]);
   });
 
+  test('replica.fetch.min.bytes 0 (no long poll) with no latency would never advance simulated time: refused', () => {
+    // Goal: Kafka answers a Fetch at once when fetchMinBytes <= 0 (bytesReadable 0 >= 0), so the rounds take only the latency.
+    // Method: min.bytes 0 with zero latency is refused, naming min.bytes; with the default latency it runs.
+    const problems = check((r) => { r.config = { 'replica.fetch.min.bytes': 0 }; r.model = { sameZoneLatencyMs: 0 }; });
+    expect(problems.map((p) => p.path)).toEqual(['config["replica.fetch.min.bytes"]']);
+    expect(problems[0].message).toMatch(/replica\.fetch\.min\.bytes is 0 .*never advances/);
+    expect(check((r) => { r.config = { 'replica.fetch.min.bytes': 0 }; })).toEqual([]);
+  });
+
   test('partitions and replicas of all topics together', () => {
     const topics = (n: number, rf: number) => Array.from({ length: n }, (_, i) => ({ name: `t${i}`, partitions: 500, replicas: Array.from({ length: 500 }, () => Array.from({ length: rf }, (_, b) => b)) }));
     const partitions = check((r) => { r.timeline = []; r.until = 100; r.brokers = 3; r.topics = topics(3, 1); });

@@ -311,6 +311,16 @@ describe('valid scenarios', () => {
     expect(s.timeline[2].action).toEqual({ kind: 'consume', topic: 'orders', partition: 0, fromOffset: 0, records: 5 });
   });
 
+  test('consume config: the consumer configs given, Kafka names; an empty map is no config', () => {
+    const raw = base();
+    raw.timeline[2].consume.config = { 'max.partition.fetch.bytes': 0, 'fetch.max.bytes': 4096 };
+    expect(scenarioOf(validateScenario(raw)).timeline[2].action).toEqual({
+      kind: 'consume', topic: 'orders', partition: 0, fromOffset: 0, records: 5, config: { 'max.partition.fetch.bytes': 0, 'fetch.max.bytes': 4096 },
+    });
+    raw.timeline[2].consume.config = {};
+    expect(scenarioOf(validateScenario(raw)).timeline[2].action).toEqual({ kind: 'consume', topic: 'orders', partition: 0, fromOffset: 0, records: 5 });
+  });
+
   test('prices: only the given keys are kept; none given, no prices key', () => {
     const raw = base();
     expect(scenarioOf(validateScenario(raw)).prices).toBeUndefined();
@@ -465,6 +475,13 @@ const INVALID: Case[] = [
   ['consume fromOffset negative', (r) => { r.timeline[2].consume.fromOffset = -1; }, ['timeline[2].consume.fromOffset']],
   ['consume broker out of range', (r) => { r.timeline[2].consume.broker = 9; }, ['timeline[2].consume.broker']],
   ['consume records missing', (r) => { delete r.timeline[2].consume.records; }, ['timeline[2].consume.records']],
+  ['consume config not a map', (r) => { r.timeline[2].consume.config = 5; }, ['timeline[2].consume.config'], /expected a map of consumer configs \(max\.partition\.fetch\.bytes, fetch\.max\.bytes\), got 5/],
+  ['consume config unknown key', (r) => { r.timeline[2].consume.config = { 'fetch.min.byte': 1 }; }, ['timeline[2].consume.config["fetch.min.byte"]'], /unknown consumer config 'fetch\.min\.byte'/],
+  ['consume config a broker config', (r) => { r.timeline[2].consume.config = { 'replica.fetch.max.bytes': 1 }; }, ['timeline[2].consume.config["replica.fetch.max.bytes"]'], /is a broker config, not a consumer config; put it under the top-level config/],
+  ['consume max.partition.fetch.bytes negative (Kafka: atLeast(0))', (r) => { r.timeline[2].consume.config = { 'max.partition.fetch.bytes': -1 }; }, ['timeline[2].consume.config["max.partition.fetch.bytes"]'], /expected an integer >= 0, got -1/],
+  ['broker fetch.max.bytes below 1024 (Kafka: atLeast(1024))', (r) => { r.config['fetch.max.bytes'] = 1023; }, ['config["fetch.max.bytes"]'], /expected an integer >= 1024, got 1023/],
+  ['replica.fetch.response.max.bytes negative (Kafka: atLeast(0))', (r) => { r.config['replica.fetch.response.max.bytes'] = -1; }, ['config["replica.fetch.response.max.bytes"]']],
+  ['remote.fetch.max.wait.ms 0 (Kafka: atLeast(1))', (r) => { r.config['remote.fetch.max.wait.ms'] = 0; }, ['config["remote.fetch.max.wait.ms"]']],
   ['crash broker not a number', (r) => { r.timeline[3].crash.broker = 'x'; }, ['timeline[3].crash.broker']],
   ['restart broker missing', (r) => { r.timeline[4].restart = {}; }, ['timeline[4].restart.broker']],
   ['electLeader partition out of range', (r) => { r.timeline[5].electLeader.partition = 5; }, ['timeline[5].electLeader.partition']],

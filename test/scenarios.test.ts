@@ -16,7 +16,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
     const { json } = runBundled('classic-one-round');
     const trace = json.trace;
     expect(fetchErrorsTo(trace, 1)).toEqual(['OFFSET_MOVED_TO_TIERED_STORAGE']);
-    expect(collapse(requestsFrom(trace, 1))).toEqual(['Fetch@0', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@100', 'Fetch@200']);
+    expect(collapse(requestsFrom(trace, 1))).toEqual(['Fetch@0', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@100', 'Fetch@150', 'Fetch@200']);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([0, 100, 200]);
     expect(f.inIsr).toBe(true);
@@ -30,7 +30,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
     const { json } = runBundled('classic-two-rounds');
     expect(fetchErrorsTo(json.trace, 1)).toEqual(['OFFSET_OUT_OF_RANGE', 'OFFSET_MOVED_TO_TIERED_STORAGE']);
     expect(collapse(requestsFrom(json.trace, 1))).toEqual([
-      'Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@100', 'Fetch@200',
+      'Fetch@0', 'ListOffsets-1', 'ListOffsets-2', 'Fetch@10', 'ListOffsets-4', 'ListOffsets-1', 'Fetch@100', 'Fetch@150', 'Fetch@200',
     ]);
     const f = replicaOf(json, 1);
     expect([f.logStartOffset, f.localLogStartOffset, f.logEndOffset]).toEqual([10, 100, 200]);

@@ -89,13 +89,34 @@ export const BROKER_CONFIGS = {
     kind: 'int', default: 1000, min: 0,
     doc: 'Milliseconds a follower partition waits after a failed fetch step before retrying.',
   },
+  // Kafka 4.3 ReplicationConfigs: replica.fetch.max.bytes and replica.fetch.response.max.bytes
+  // atLeast(0), replica.fetch.min.bytes with no validator (any int).
   'replica.fetch.max.bytes': {
-    kind: 'int', default: 1048576, min: 1,
-    doc: 'Bytes of records a follower asks for in one Fetch (at least one batch is returned).',
+    kind: 'int', default: 1048576, min: 0,
+    doc: 'Bytes of records a follower asks for per partition in one Fetch (the first batch is returned whole even when larger).',
+  },
+  'replica.fetch.response.max.bytes': {
+    kind: 'int', default: 10485760, min: 0,
+    doc: "Bytes of records a follower asks for in one whole Fetch response (the Fetch request's maxBytes; the first batch is returned whole even when larger).",
+  },
+  'replica.fetch.min.bytes': {
+    kind: 'int', default: 1,
+    doc: 'Bytes a follower Fetch waits for at the leader: fewer available, it is held until replica.fetch.wait.max.ms.',
   },
   'replica.fetch.wait.max.ms': {
     kind: 'int', default: 500, min: 0,
-    doc: 'Milliseconds the leader holds a follower Fetch that has no new data (long poll).',
+    doc: 'Milliseconds the leader holds a follower Fetch that has not enough data (long poll).',
+  },
+  // Kafka 4.3 ServerConfigs: the broker's cap on every Fetch response, atLeast(1024)
+  // (KafkaApis.handleFetchRequest: min(request maxBytes, fetch.max.bytes)).
+  'fetch.max.bytes': {
+    kind: 'int', default: 57671680, min: 1024,
+    doc: "The broker's cap on the bytes of one Fetch response, a consumer's or a follower's.",
+  },
+  // Kafka 4.3 RemoteLogManagerConfig, atLeast(1).
+  'remote.fetch.max.wait.ms': {
+    kind: 'int', default: 500, min: 1,
+    doc: "Milliseconds a consumer Fetch waits for its remote read (DelayedRemoteFetch); then it is answered without the remote partition's records.",
   },
   'replica.lag.time.max.ms': {
     kind: 'int', default: 30000, min: 1,
@@ -249,6 +270,34 @@ export const INTERNAL_TOPIC_CONFIGS = {
     doc: 'Kafka\'s internal test override of segment.bytes (from 1; Kafka sets no minimum): when set, segments roll at this size instead.',
   },
 } as const satisfies Record<string, ValueSpec>;
+
+/**
+ * Consumer configs (Kafka 4.3 ConsumerConfig names, defaults and validators, atLeast(0)),
+ * per `consume` in a scenario's timeline. Kafka's consumer sends max.partition.fetch.bytes as
+ * the partition's limit and fetch.max.bytes as the request's (AbstractFetch.prepareFetchRequests,
+ * FetchConfig). `fetch.max.bytes` is also a broker config, the broker's own cap (55 MiB).
+ */
+export const CONSUMER_CONFIGS = {
+  'max.partition.fetch.bytes': {
+    kind: 'int', default: 1048576, min: 0,
+    doc: 'Bytes of records a consumer Fetch asks for per partition (the first batch is returned whole even when larger).',
+  },
+  'fetch.max.bytes': {
+    kind: 'int', default: 52428800, min: 0,
+    doc: "Bytes of records a consumer Fetch asks for in the whole response (the request's maxBytes; the broker caps it at its own fetch.max.bytes).",
+  },
+} as const satisfies Record<string, ConfigSpec>;
+
+export type ConsumerConfigKey = keyof typeof CONSUMER_CONFIGS;
+export type ConsumerConfig = { -readonly [K in ConsumerConfigKey]: number };
+
+export function defaultConsumerConfig(): ConsumerConfig {
+  return { 'max.partition.fetch.bytes': CONSUMER_CONFIGS['max.partition.fetch.bytes'].default, 'fetch.max.bytes': CONSUMER_CONFIGS['fetch.max.bytes'].default };
+}
+
+export function isConsumerConfigKey(key: string): key is ConsumerConfigKey {
+  return Object.prototype.hasOwnProperty.call(CONSUMER_CONFIGS, key);
+}
 
 export type BrokerConfigKey = keyof typeof BROKER_CONFIGS;
 /** The topic configs with a default (every run has a value). */

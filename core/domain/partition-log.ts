@@ -130,22 +130,63 @@ export function appendBatch(
   return rolled;
 }
 
-/** Batches from `fetchOffset`, at least one, then up to `maxBytes` in total. */
-export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: number): RecordBatch[] {
+/**
+ * The segment a read at `fetchOffset` starts in: the first whose last offset reaches it
+ * (Kafka's LocalLog.read takes the floor segment, and moves to the next when that one has
+ * nothing at or past the offset). -1 when the offset is at or past the log end.
+ */
+export function segmentIndexFor(log: PartitionLog, fetchOffset: number): number {
+  const segs = log.segments;
+  const i = firstNotBefore(segs, (s) => s.endOffset < fetchOffset);
+  return i < segs.length ? i : -1;
+}
+
+/**
+ * A local read at `fetchOffset` (Kafka 4.3 LocalLog.read → LogSegment.read): batches of the
+ * one segment holding the offset, from the batch that holds it, up to `maxBytes` in total;
+ * with `minOneMessage` the first batch comes whole even when it is larger (LogSegment.read:
+ * adjustedMaxSize = max(maxSize, first batch size)). A read that reaches the segment's end
+ * stops there: the next Fetch continues in the next segment. Batches are whole here: Kafka
+ * sends a byte slice whose last batch may be cut short, which the reader drops.
+ */
+export function readBatches(log: PartitionLog, fetchOffset: number, maxBytes: number, minOneMessage = true): RecordBatch[] {
   const out: RecordBatch[] = [];
+  const si = segmentIndexFor(log, fetchOffset);
+  if (si < 0) return out;
+  // Batches are in offset order: the first one ending at or past fetchOffset, by bisection.
+  const batches = log.segments[si].batches;
   let bytes = 0;
-  for (const seg of log.segments) {
-    if (seg.endOffset < fetchOffset) continue;
-    // Batches are in offset order: the first one ending at or past fetchOffset, by bisection.
-    const batches = seg.batches;
-    for (let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset); i < batches.length; i++) {
-      const b = batches[i];
-      if (out.length > 0 && bytes + b.bytes > maxBytes) return out;
-      out.push(b);
-      bytes += b.bytes;
-    }
+  for (let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset); i < batches.length; i++) {
+    const b = batches[i];
+    if (bytes + b.bytes > maxBytes && (out.length > 0 || !minOneMessage)) break;
+    out.push(b);
+    bytes += b.bytes;
   }
   return out;
+}
+
+/**
+ * Where a Fetch at `fetchOffset` stands in the log, for the long poll (Kafka's
+ * LogOffsetMetadata of the fetch position): the segment holding it (the active segment at
+ * the log end), the size of the batch there, and the bytes from that batch to the segment's
+ * end (the log end on the active segment), counted up to `upTo` only.
+ */
+export interface FetchPosition {
+  segmentBaseOffset: number;
+  firstBatchBytes: number;
+  bytesToSegmentEnd: number;
+}
+
+export function fetchPosition(log: PartitionLog, fetchOffset: number, upTo: number): FetchPosition {
+  const si = segmentIndexFor(log, fetchOffset);
+  if (si < 0) return { segmentBaseOffset: activeSegment(log).baseOffset, firstBatchBytes: 0, bytesToSegmentEnd: 0 };
+  const seg = log.segments[si];
+  const batches = seg.batches;
+  let i = firstNotBefore(batches, (b) => b.lastOffset < fetchOffset);
+  const firstBatchBytes = batches[i].bytes;
+  let bytes = 0;
+  for (; i < batches.length && bytes < upTo; i++) bytes += batches[i].bytes;
+  return { segmentBaseOffset: seg.baseOffset, firstBatchBytes, bytesToSegmentEnd: bytes };
 }
 
 /** Removes every batch at or above `offset` (Kafka's truncateTo; batches are atomic). */

@@ -105,6 +105,7 @@ export type KernelRule =
   | 'consumerOutOfRange'
   | 'remoteSegmentMissing'
   | 'remoteReadFailed'
+  | 'remoteFetchExpired'
   | 'walCombinerFlush'
   | 'walPutFailed'
   | 'walMetadataPublished'

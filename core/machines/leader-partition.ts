@@ -70,6 +70,11 @@ export type LeaderPartitionEvent =
        */
       fromPurgatory?: boolean;
       /**
+       * The Fetch finds enough to answer now (replica.fetch.min.bytes; leader-rules
+       * fetchHasEnoughBytes). Absent: Kafka's default of one byte, any record.
+       */
+      enoughData?: boolean;
+      /**
        * KIP-1176: the partition replicates through the WAL and the fetch offset is one the
        * WAL covers, so the answer carries no records (only the high watermark).
        */
@@ -270,10 +275,14 @@ export const leaderPartitionMachine = setup({
       const e = event as Ev<'fetch.received'>;
       return decideFollowerFetch(e.view, e.fetchOffset).error !== null;
     },
-    /** Nothing to return yet: hold the fetch (long poll) unless it has waited long enough. */
+    /**
+     * Not enough to return yet (fewer than replica.fetch.min.bytes; with Kafka's default, no
+     * record): hold the fetch (long poll, ReplicaManager.fetchMessages parks a DelayedFetch)
+     * unless it has waited long enough.
+     */
     hasNoNewData: ({ event }) => {
       const e = event as Ev<'fetch.received'>;
-      return !e.waitExpired && e.fetchOffset >= e.view.logEndOffset;
+      return !e.waitExpired && !(e.enoughData ?? e.fetchOffset < e.view.logEndOffset);
     },
     hasNotEnoughReplicas: ({ context, event }) => {
       const e = event as Ev<'produce.received'>;

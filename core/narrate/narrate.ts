@@ -129,6 +129,7 @@ export const RULES: Record<string, string> = {
   storeRecovered: 'the object store answers again, at its normal speed',
   remoteSegmentMissing: 'no finished remote segment holds the offset, so the read is out of range',
   remoteReadFailed: 'the ranged GET of the remote segment failed, so the consumer gets a retriable error and fetches again',
+  remoteFetchExpired: 'the remote read took longer than remote.fetch.max.wait.ms, so the broker answers without its records (DelayedRemoteFetch) and the consumer fetches again',
   rlmRunDone: 'the remote log manager task is done until its next run (remote.log.manager.task.interval.ms)',
   leaderThrottled:
     'KIP-73 (docs/protocol.md §3.1): the follower is out of the ISR, its replica is in leader.replication.throttled.replicas and the leader\'s replication rate is above leader.replication.throttled.rate, so the read returns no records and the Fetch waits out replica.fetch.wait.max.ms',
@@ -188,6 +189,8 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         if (r.error !== null) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp}${r.fetchOffset === undefined ? '' : ` at ${r.fetchOffset}`} answered ${r.error}${because(r.rule)}`;
         if (r.divergingEpoch) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} answered with a diverging epoch ${r.divergingEpoch.epoch} ending at ${r.divergingEpoch.endOffset}${because('divergingEpoch')}`;
         const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
+        // An answer cut short by remote.fetch.max.wait.ms is told even though it carries nothing.
+        if (r.rule === 'remoteFetchExpired') return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${because(r.rule)}`;
         if (r.records === 0 && !verbose) return null;
         if (x.wal === true) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${hw(r.highWatermark)}${because(r.rule)}`;
         return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}${hw(r.highWatermark)}`;

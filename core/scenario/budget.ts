@@ -24,7 +24,7 @@
  * --max-steps and the page's step cap stop a run that still goes on. A problem names the
  * part of the file that contributes most.
  */
-import { BROKER_CONFIGS, INTERNAL_SEGMENT_BYTES, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
+import { BROKER_CONFIGS, CONSUMER_CONFIGS, INTERNAL_SEGMENT_BYTES, MODEL_KNOBS, TOPIC_CONFIGS } from '../domain/config.js';
 import { keyPath, num } from './checks.js';
 import type { Problems } from './checks.js';
 import type { InputProblem, Scenario, TimelineAction } from './types.js';
@@ -90,8 +90,8 @@ const EVENTS_PER_TIERED_SEGMENT = 12;
  */
 const WAL_EVENTS_PER_PRODUCE = 8;
 const WAL_EVENTS_PER_FOLLOWER = 8;
-/** A consumer Fetch asks for at most this (core/sim/clients.ts). */
-const CONSUMER_FETCH_BYTES = 1_048_576;
+/** A consumer Fetch asks for max.partition.fetch.bytes of its partition by default (Kafka's ConsumerConfig). */
+const CONSUMER_FETCH_BYTES = CONSUMER_CONFIGS['max.partition.fetch.bytes'].default;
 
 type Values = Array<{ value: unknown; path: string }>;
 
@@ -164,9 +164,11 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
   const recordBytes = modelInt(s, 'recordBytes');
   const perBatch = Math.max(1, Math.floor(modelInt(s, 'producerBatchBytes') / recordBytes));
   const batchBytes = perBatch * recordBytes;
-  const fetchMax = smallest(brokerValues(s, 'replica.fetch.max.bytes')).value;
+  // A follower Fetch reads min(replica.fetch.max.bytes, replica.fetch.response.max.bytes,
+  // the broker's fetch.max.bytes), at least one batch, from one segment (docs/protocol.md §3).
+  const brokerFetchMax = smallest(brokerValues(s, 'fetch.max.bytes')).value;
+  const fetchMax = Math.min(smallest(brokerValues(s, 'replica.fetch.max.bytes')).value, smallest(brokerValues(s, 'replica.fetch.response.max.bytes')).value, brokerFetchMax);
   const batchesPerFetch = Math.max(1, Math.floor(fetchMax / batchBytes));
-  const batchesPerConsumerFetch = Math.max(1, Math.floor(CONSUMER_FETCH_BYTES / batchBytes));
   const batchesOf = (records: number): number => Math.ceil(records / perBatch);
 
   const partitions = new Map<string, PartitionWork>();
@@ -223,7 +225,8 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
         why: () => `${e.path}: ${num(n)} produce${n === 1 ? '' : 's'}, ${num(rounds)} follower fetch rounds to copy them${wal > 0 ? `, ${num(wal)} WAL events` : ''}`,
       });
     } else if (a.kind === 'consume') {
-      const fetches = Math.ceil(batchesOf(a.records) / batchesPerConsumerFetch) + 1;
+      const consumerMax = Math.min(a.config?.['max.partition.fetch.bytes'] ?? CONSUMER_FETCH_BYTES, a.config?.['fetch.max.bytes'] ?? Number.POSITIVE_INFINITY, brokerFetchMax);
+      const fetches = Math.ceil(batchesOf(a.records) / Math.max(1, Math.floor(consumerMax / batchBytes))) + 1;
       parts.events.push({ path: `${e.path}.consume.records`, amount: 1 + fetches * EVENTS_PER_CONSUMER_FETCH, why: () => `${e.path}: ${num(fetches)} consumer fetches` });
     } else {
       parts.events.push({ path: e.path, amount: 1, why: () => e.path });
@@ -238,26 +241,36 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
       if (!w) return;
       // A batch never spans two leader epochs: each epoch start may cut one more.
       let local = 0;
-      for (const g of st.segments) if (g.tier !== 'remote') local += batchesOf(g.endOffset - g.baseOffset + 1);
+      let localSegments = 0;
+      for (const g of st.segments) {
+        if (g.tier === 'remote') continue;
+        local += batchesOf(g.endOffset - g.baseOffset + 1);
+        localSegments++;
+      }
       if (local > 0) local += st.leaderEpochs.length;
       w.initialSegments += st.segments.length;
       const path = `topics[${ti}].initial[${j}].segments`;
       parts.batches.push({ path, amount: local, why: () => `${path}: ${num(local)} batches of up to ${num(perBatch)} records in the local segments` });
-      const rounds = w.copying * Math.ceil(local / batchesPerFetch);
+      // A Fetch reads one segment at most: one more round per segment at worst.
+      const rounds = w.copying * (Math.ceil(local / batchesPerFetch) + localSegments);
       parts.events.push({ path, amount: rounds * EVENTS_PER_FETCH_ROUND, why: () => `${path}: ${num(rounds)} follower fetch rounds to copy the local segments` });
     });
   });
 
   // Over time: idle fetch rounds, ISR checks, remote log manager tasks, segments.
   const stalls: InputProblem[] = [];
-  const wait = smallest(brokerValues(s, 'replica.fetch.wait.max.ms'));
+  // replica.fetch.min.bytes of 0 or less: the leader holds no Fetch (docs/protocol.md §3).
+  const minBytes = smallest(brokerValues(s, 'replica.fetch.min.bytes'));
+  const maxWait = smallest(brokerValues(s, 'replica.fetch.wait.max.ms'));
+  const wait = minBytes.value <= 0 ? { value: 0, path: minBytes.path } : maxWait;
   const latency = linkLatency(s, s.brokers + entries.filter((e) => e.action.kind === 'addBroker').length);
   const followers = [...partitions.values()].reduce((n, w) => n + w.followers, 0);
   const round = wait.value + 2 * latency.value;
   if (followers > 0 && round === 0) {
+    const why = minBytes.value <= 0 ? `replica.fetch.min.bytes is ${minBytes.value} (the leader answers a Fetch at once, even with nothing to read)` : 'replica.fetch.wait.max.ms is 0';
     stalls.push({
       path: wait.path || latency.path || 'until',
-      message: `replica.fetch.wait.max.ms is 0 and ${latency.what} is 0 ms, so a follower's fetch round takes no simulated time and the run never advances past that moment; give one of them at least 1 ms`,
+      message: `${why} and ${latency.what} is 0 ms, so a follower's fetch round takes no simulated time and the run never advances past that moment; give ${minBytes.value <= 0 ? 'replica.fetch.min.bytes at least 1 or the latency at least 1 ms' : 'one of them at least 1 ms'}`,
     });
   }
   if (followers > 0 && round > 0) {
@@ -266,7 +279,7 @@ export function estimateWork(s: Scenario, extra: readonly TimelineAction[] = [])
       path: 'until',
       kind: 'idle',
       amount: rounds * EVENTS_PER_FETCH_ROUND,
-      why: () => `${num(followers)} follower${followers === 1 ? '' : 's'} fetching in rounds of ${round} ms (replica.fetch.wait.max.ms ${wait.value} + 2 x ${latency.value} ms latency) for ${num(U)} ms: ${num(rounds)} rounds`,
+      why: () => `${num(followers)} follower${followers === 1 ? '' : 's'} fetching in rounds of ${round} ms (${minBytes.value <= 0 ? `no wait: replica.fetch.min.bytes ${minBytes.value}` : `replica.fetch.wait.max.ms ${wait.value}`} + 2 x ${latency.value} ms latency) for ${num(U)} ms: ${num(rounds)} rounds`,
     });
   }
   const lag = smallest(brokerValues(s, 'replica.lag.time.max.ms'));

@@ -5,14 +5,16 @@
  */
 import {
   BROKER_CONFIGS,
+  CONSUMER_CONFIGS,
   MODEL_KNOBS,
+  isConsumerConfigKey,
   TOPIC_CONFIGS,
   isBrokerConfigKey,
   isTopicConfigKey,
   kafkaRangeRefusal,
   topicConfigSpec,
 } from '../domain/config.js';
-import type { ConfigValue, ModelKnobs, ValueSpec } from '../domain/config.js';
+import type { ConfigValue, ConsumerConfig, ModelKnobs, ValueSpec } from '../domain/config.js';
 import { PRICE_KEYS, WAL_PRICE_LISTS, isPriceKey } from '../domain/prices.js';
 import type { PriceOverrides } from '../domain/prices.js';
 import { boolC, checkInt, describe, expectMap, hasOwn, keyPath, list, oneOfC, q, stringC } from './checks.js';
@@ -108,6 +110,32 @@ export function validateConfigEntries(
       const expected = scope === 'broker' ? BROKER_KEYS : scope === 'any' ? [...BROKER_KEYS, ...TOPIC_CONFIG_KEYS] : TOPIC_CONFIG_KEYS;
       const noun = scope === 'broker' ? 'broker config' : scope === 'any' ? 'config' : 'topic config';
       p.add(path, `unknown ${noun} ${q(key)}; expected one of ${list(expected)}`);
+    }
+  }
+  return out;
+}
+
+export const CONSUMER_CONFIG_KEYS = Object.keys(CONSUMER_CONFIGS);
+
+/**
+ * A `consume` action's `config`: consumer configs (Kafka's names), each an integer of at
+ * least Kafka's minimum. A broker or topic config named here is told where it belongs.
+ */
+export function validateConsumerConfig(p: Problems, v: unknown, path: string): Partial<ConsumerConfig> {
+  const out: Partial<ConsumerConfig> = {};
+  const obj = expectMap(p, v, path, `a map of consumer configs (${list(CONSUMER_CONFIG_KEYS)})`);
+  if (!obj) return out;
+  for (const key of Object.keys(obj)) {
+    const kp = keyPath(path, key);
+    if (isConsumerConfigKey(key)) {
+      const value = checkInt(p, obj[key], kp, { min: CONSUMER_CONFIGS[key].min });
+      if (value !== undefined) out[key] = value;
+    } else if (isBrokerConfigKey(key)) {
+      p.add(kp, `${q(key)} is a broker config, not a consumer config; put it under the top-level config (consumer configs are: ${list(CONSUMER_CONFIG_KEYS)})`);
+    } else if (isTopicConfigKey(key)) {
+      p.add(kp, `${q(key)} is a topic config, not a consumer config; put it under topics[i].config (consumer configs are: ${list(CONSUMER_CONFIG_KEYS)})`);
+    } else {
+      p.add(kp, `unknown consumer config ${q(key)}; expected one of ${list(CONSUMER_CONFIG_KEYS)}`);
     }
   }
   return out;

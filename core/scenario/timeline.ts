@@ -29,7 +29,7 @@ import {
   truncate,
 } from './checks.js';
 import type { Checker, IntRange, RawMap } from './checks.js';
-import { validateConfigEntries } from './configs.js';
+import { validateConfigEntries, validateConsumerConfig } from './configs.js';
 import { brokerRange, partitionRange } from './topics.js';
 import type { TopicInfo } from './topics.js';
 import type { Acks, InputProblem, Scenario, TimelineAction, TimelineEvent } from './types.js';
@@ -43,7 +43,7 @@ type ActionKind = TimelineAction['kind'];
 const ACTION_FIELDS: Record<ActionKind, readonly string[]> = {
   addReplica: ['topic', 'partition', 'broker'],
   produce: ['topic', 'partition', 'records', 'acks', 'everyMs', 'untilMs'],
-  consume: ['topic', 'partition', 'broker', 'fromOffset', 'records'],
+  consume: ['topic', 'partition', 'broker', 'fromOffset', 'records', 'config'],
   crash: ['broker'],
   restart: ['broker'],
   electLeader: ['topic', 'partition', 'broker'],
@@ -214,10 +214,13 @@ function fieldsAction(
       const broker = opt(p, body, 'broker', path, brokerC);
       const fromOffset = req(p, body, 'fromOffset', path, intC({ min: 0 }));
       const records = req(p, body, 'records', path, recordsC);
+      // null, as for any optional key, counts as not given.
+      const config = hasOwn(body, 'config') && body.config !== null ? validateConsumerConfig(p, body.config, `${path}.config`) : undefined;
       if (topic !== undefined && partition !== undefined && fromOffset !== undefined && records !== undefined) {
         action = broker === undefined
           ? { kind, topic, partition, fromOffset, records }
           : { kind, topic, partition, broker, fromOffset, records };
+        if (config !== undefined && Object.keys(config).length > 0) action.config = config;
       }
       break;
     }

@@ -2,7 +2,7 @@
  * The scenario file of docs/scenario-format.md, after validation and defaults.
  * A scenario is plain data: it round-trips through JSON and is the input of a run.
  */
-import type { BrokerConfig, ConfigValue, ModelKnobs, TopicConfig } from '../domain/config.js';
+import type { BrokerConfig, ConfigValue, ConsumerConfig, ModelKnobs, TopicConfig } from '../domain/config.js';
 import type { Jitter } from '../domain/jitter.js';
 import type { PriceOverrides } from '../domain/prices.js';
 
@@ -48,7 +48,8 @@ export type TimelineAction =
   | { kind: 'addReplica'; topic: string; partition: number; broker: number }
   /** With `everyMs`, the produce repeats at that period until `untilMs` (default: the run's end). */
   | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks; everyMs?: number; untilMs?: number }
-  | { kind: 'consume'; topic: string; partition: number; broker?: number; fromOffset: number; records: number }
+  /** `config`: the consumer's configs that differ from Kafka's defaults (core/domain/config.ts CONSUMER_CONFIGS). */
+  | { kind: 'consume'; topic: string; partition: number; broker?: number; fromOffset: number; records: number; config?: Partial<ConsumerConfig> }
   | { kind: 'crash'; broker: number }
   | { kind: 'restart'; broker: number }
   | { kind: 'electLeader'; topic: string; partition: number; broker: number }

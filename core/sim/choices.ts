@@ -102,6 +102,8 @@ export function describeEvent(ev: KernelEvent, timeline: readonly TimelineEvent[
       return `WAL log changed on broker ${ev.broker} ${ev.key}`;
     case 'fetchWaitExpired':
       return `Fetch wait expired ${ev.key}`;
+    case 'remoteFetchExpired':
+      return `remote fetch wait expired on broker ${ev.broker} ${ev.key}`;
     case 'remoteSegmentLookedUp':
       return `remote segment looked up on broker ${ev.broker} ${ev.key}`;
     case 'storeDone':

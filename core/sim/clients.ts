@@ -2,8 +2,12 @@
  * Producers and consumers. A produce request is appended by the leader (`appendAsLeader`)
  * and acknowledged by acks (0, 1, or all once the high watermark passes it); a consumer reads
  * a range of offsets with Fetches, from the local log, or below the Local-Log-Start-Offset of
- * a tiered topic with a ranged GET of the remote segment (RemoteLogManager.read).
+ * a tiered topic with a ranged GET of the remote segment (RemoteLogManager.read). Each Fetch
+ * asks for max.partition.fetch.bytes of its partition and fetch.max.bytes in all (the
+ * consumer's configs), and reads one segment at most.
  */
+import { type ConsumerConfig, defaultConsumerConfig } from '../domain/config.js';
+import { fetchReadLimit } from '../domain/leader-rules.js';
 import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../domain/partition-log.js';
 import { segmentSize } from '../domain/config.js';
 import { batchIndexEntry, batchIndexLength, firstBatchIndexEntryAt } from '../domain/remote-metadata.js';
@@ -118,14 +122,28 @@ export function completeAcks(s: Sim, key: string): void {
   }
 }
 
-/** A consumer starts reading `records` from `fromOffset` at `broker` (the leader by default). */
-export function startConsumer(s: Sim, topic: string, partition: number, fromOffset: number, records: number, broker?: number): void {
+/**
+ * A consumer starts reading `records` from `fromOffset` at `broker` (the leader by default),
+ * with its configs (Kafka's defaults where `config` gives none).
+ */
+export function startConsumer(s: Sim, topic: string, partition: number, fromOffset: number, records: number, broker?: number, config?: Partial<ConsumerConfig>): void {
   const state = s.state;
   const key = partitionKey(topic, partition);
   const part = state.partitions[key];
   const at = broker ?? part.leader;
   const id = state.nextConsumerId++;
-  state.consumers[String(id)] = { id, key, broker: at, nextOffset: fromOffset, remaining: records, local: 0, remote: 0 };
+  const cfg = { ...defaultConsumerConfig(), ...config };
+  state.consumers[String(id)] = {
+    id,
+    key,
+    broker: at,
+    nextOffset: fromOffset,
+    remaining: records,
+    local: 0,
+    remote: 0,
+    maxPartitionFetchBytes: cfg['max.partition.fetch.bytes'],
+    fetchMaxBytes: cfg['fetch.max.bytes'],
+  };
   s.emit({ atMs: state.nowMs, type: 'timeline', action: 'consume', broker: at, topic, partition, fromOffset, records });
   sendConsumerFetch(s, id);
 }
@@ -144,20 +162,27 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
     target: c.broker,
     key: c.key,
     requestId: consumerId,
-    body: { fetchOffset: c.nextOffset, maxBytes: 1048576 },
+    // AbstractFetch.prepareFetchRequests: max.partition.fetch.bytes for the partition,
+    // fetch.max.bytes for the request.
+    body: { fetchOffset: c.nextOffset, maxBytes: c.maxPartitionFetchBytes, responseMaxBytes: c.fetchMaxBytes },
   };
   s.emit({ atMs: state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
   s.schedule(state.nowMs + hopMs(state, 'consumer', c.broker, c.key), { kind: 'deliver', msg });
 }
 
-/** A consumer Fetch: below the local log start of a tiered topic it is read from remote storage. */
-export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
+/**
+ * A consumer Fetch: below the local log start of a tiered topic it is read from remote
+ * storage. `resumed`: the Fetch again, after its remote read fetched the segment's offset index.
+ */
+export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>, resumed = false): void {
   const broker = msg.target as number;
   const part = s.state.partitions[msg.key];
   const r = part.replicaStates[String(broker)];
   if (r === undefined) return reply(s, msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notReplica' }, broker);
   const offset = msg.body.fetchOffset;
-  const maxBytes = msg.body.maxBytes;
+  // KafkaApis.handleFetchRequest and ReplicaManager.readFromLog: min(max.partition.fetch.bytes,
+  // fetch.max.bytes, the broker's fetch.max.bytes); the first batch whole (minOneMessage).
+  const maxBytes = fetchReadLimit(msg.body.maxBytes, msg.body.responseMaxBytes, s.state.brokerConfig['fetch.max.bytes']);
   const log = r.log;
   if (offset < log.logStartOffset || offset > logEndOffset(log)) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'consumerOutOfRange' }, broker);
   if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
@@ -173,6 +198,12 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
     }
     const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
     if (seg === undefined) return endRemoteRead(s, broker, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' });
+    // Kafka 4.3 ReplicaManager.handleOffsetOutOfRangeError builds a RemoteStorageFetchInfo
+    // only when the read may return bytes (adjustedMaxBytes > 0); otherwise no remote read.
+    if (maxBytes <= 0) return endRemoteRead(s, broker, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset });
+    // ReplicaManager.processRemoteFetches: the read runs on a remote log reader thread, and a
+    // DelayedRemoteFetch answers the Fetch when it completes or after remote.fetch.max.wait.ms.
+    if (!resumed) s.schedule(s.state.nowMs + s.state.brokerConfig['remote.fetch.max.wait.ms'], { kind: 'remoteFetchExpired', broker, key: msg.key, msgId: msg.msgId });
     // RemoteIndexCache.getIndexEntry: a broker's first read of a segment fetches its offset
     // index from remote storage (RemoteStorageManager.fetchIndex), then the read goes on.
     if (s.state.remoteIndexCache[String(broker)]?.[seg.segmentId] !== true) {
@@ -181,15 +212,17 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
     }
     // RemoteLogManager.read: the first batch's position comes from the segment's offset
     // index (the leader's remote index cache), then RemoteStorageManager.fetchLogSegment(
-    // metadata, startPosition) opens the segment from there to its end; the leader keeps
-    // up to the fetch's max bytes of it. One GET from that position to the segment's last
-    // byte, all of it counted.
+    // metadata, startPosition) opens this one segment from there to its end; the leader keeps
+    // the first batch whole and up to the fetch's max bytes in all (Kafka's buffer may end in
+    // a cut batch, which the consumer drops). The read is not bounded by the high watermark:
+    // what is in remote storage was below it when copied. One GET from that position to the
+    // segment's last byte, all of it counted.
     let start = -1;
     let end = 0;
     const picked: number[] = [];
     for (let i = firstBatchIndexEntryAt(seg, offset), n = batchIndexLength(seg); i < n; i++) {
       const [base, last, pos, bytes] = batchIndexEntry(seg, i);
-      if (last < offset || base >= log.highWatermark) continue;
+      if (last < offset) continue;
       if (picked.length > 0 && end - start + bytes > maxBytes) break;
       if (picked.length === 0) start = pos;
       picked.push(base);
@@ -200,8 +233,26 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>): void {
     const range: [number, number] = [start, seg.sizeBytes - 1];
     return storeOp(s, broker, msg.key, { op: 'get', store: 'tiered', key: seg.objectKeys.log, range }, msg.msgId, { for: 'consumerRead' });
   }
+  // LocalLog.read with the high watermark as its end (FetchIsolation.HIGH_WATERMARK): one
+  // segment, up to maxBytes, nothing at or past the high watermark.
   const batches = readBatches(log, offset, maxBytes).filter((b) => b.lastOffset < log.highWatermark);
   reply(s, msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);
+}
+
+/**
+ * remote.fetch.max.wait.ms passed while a consumer Fetch waited for its remote read (Kafka
+ * 4.3 DelayedRemoteFetch.onExpiration cancels the read task; onComplete answers the
+ * partition with its local read result: no records, no error). The read's answer, when it
+ * comes, is dropped; the consumer fetches again.
+ */
+export function onRemoteFetchExpired(s: Sim, ev: KernelEventOf<'remoteFetchExpired'>): void {
+  const state = s.state;
+  const pending = state.pendingConsumerReads[String(ev.msgId)];
+  if (pending === undefined) return;
+  delete state.pendingConsumerReads[String(ev.msgId)];
+  if (!state.brokers[ev.broker].alive) return;
+  // The cancelled task frees its remote log reader thread for the next queued read (KIP-956's pool).
+  endRemoteRead(s, ev.broker, pending.msg, { error: null, batches: [], servedFrom: 'remote', rule: 'remoteFetchExpired', fetchOffset: pending.msg.body.fetchOffset });
 }
 
 /**
@@ -219,7 +270,7 @@ export function onRemoteIndexRead(s: Sim, ev: KernelEventOf<'storeDone'>): void 
     return endRemoteRead(s, ev.broker, pending.msg, { error: 'NETWORK_EXCEPTION', batches: [], servedFrom: 'remote', rule: 'remoteReadFailed' });
   }
   (state.remoteIndexCache[String(ev.broker)] ??= {})[ev.completion.segmentId] = true;
-  onConsumerFetch(s, pending.msg);
+  onConsumerFetch(s, pending.msg, true);
 }
 
 /** The remote read of a consumer Fetch completed: the batches it wanted go back to the consumer. */
@@ -275,7 +326,9 @@ export function onConsumerResponse(s: Sim, msg: ResponseOf<'Fetch'>): void {
   else c.local += n;
   c.remaining -= n;
   c.nextOffset += n;
-  // An empty answer for KIP-956's remote fetch quota is not the end: the consumer polls again.
+  // An answer cut short by remote.fetch.max.wait.ms carries nothing: the consumer polls again.
+  if (msg.body.rule === 'remoteFetchExpired' && c.remaining > 0) return s.schedule(state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
+  // An empty answer for KIP-956's remote fetch quota is not the end either.
   if (error !== null || (batches.length === 0 && msg.body.rule !== 'remoteFetchThrottled') || c.remaining <= 0) {
     s.emit({ atMs: state.nowMs, type: 'consume', action: 'finished', broker: c.broker, topic: part.topic, partition: part.partition, recordsLocal: c.local, recordsRemote: c.remote, nextOffset: c.nextOffset, error, rule: c.remote > 0 ? 'consumerReadRemote' : 'consumerReadLocal' });
     delete state.consumers[String(c.id)];

@@ -265,7 +265,16 @@ const walReplica: Handlers<'walReplica'> = {
 /** A follower's Fetch goes out, unless KIP-73's follower throttle leaves it out (core/sim/quotas.ts). */
 function sendFollowerFetch(s: Sim, w: Extract<QuotaWait, { wait: 'followerFetch' }>): void {
   if (followerThrottleWaits(s, w)) return;
-  sendRequest(s, w.broker, w.key, 'Fetch', w.requestId, { fetchOffset: w.fetchOffset, currentLeaderEpoch: w.currentLeaderEpoch, lastFetchedEpoch: w.lastFetchedEpoch, maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'] });
+  sendRequest(s, w.broker, w.key, 'Fetch', w.requestId, {
+    fetchOffset: w.fetchOffset,
+    currentLeaderEpoch: w.currentLeaderEpoch,
+    lastFetchedEpoch: w.lastFetchedEpoch,
+    // RemoteLeaderEndPoint.buildFetch: replica.fetch.max.bytes for the partition,
+    // replica.fetch.response.max.bytes for the whole response.
+    maxBytes: s.state.brokerConfig['replica.fetch.max.bytes'],
+    responseMaxBytes: s.state.brokerConfig['replica.fetch.response.max.bytes'],
+    minBytes: s.state.brokerConfig['replica.fetch.min.bytes'],
+  });
 }
 
 /** A segment copy starts, unless KIP-956's copy quota makes the task wait (core/sim/quotas.ts). */

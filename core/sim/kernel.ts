@@ -19,7 +19,7 @@ import { logEndOffset } from '../domain/partition-log.js';
 import { MemoryObjectStore, type ObjectStoreBackend } from '../ports/object-store.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
 import { assert } from '../util/assert.js';
-import { onConsumerFetch, onConsumerRemoteRead, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
+import { onConsumerFetch, onConsumerRemoteRead, onRemoteFetchExpired, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
 import { onTransferDone } from './bandwidth.js';
 import type { Sim } from './context.js';
 import { applyTimeline } from './controller.js';
@@ -127,6 +127,7 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
     const parked = takeParked(k.state.partitions[ev.key], ev.msgId);
     if (parked !== undefined) onFollowerRequestAtLeader(k, parked.msg, 'expired');
   },
+  remoteFetchExpired: onRemoteFetchExpired,
   remoteSegmentLookedUp: onRemoteSegmentLookup,
   storeDone: (k, ev) => {
     if (!k.state.brokers[ev.broker].alive) return;

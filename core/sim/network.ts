@@ -6,7 +6,8 @@
  * with the facts it decides from; responses reach the follower fetcher.
  */
 import { endOffsetFor } from '../domain/leader-epoch-cache.js';
-import { type RecordBatch, logEndOffset, readBatches } from '../domain/partition-log.js';
+import { fetchHasEnoughBytes, fetchMinBytes, fetchReadLimit } from '../domain/leader-rules.js';
+import { type PartitionLog, type RecordBatch, activeSegment, fetchPosition, logEndOffset, readBatches } from '../domain/partition-log.js';
 import type { ApiName } from '../domain/protocol.js';
 import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
 import { assert } from '../util/assert.js';
@@ -16,7 +17,7 @@ import { countCrossZone } from './costs.js';
 import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
 import { hopMs } from './jitter.js';
 import { holdsThrottledFetch, leaderThrottle, shouldLeaderThrottle } from './quotas.js';
-import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, ResponseBodies, ResponseMessage } from './state.js';
+import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, RequestOf, ResponseBodies, ResponseMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 
 /** Sends a follower's request to the leader its fetcher follows. */
@@ -169,6 +170,7 @@ export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, how: 'req
         lastFetchedEpochEnd: lfe >= 0 ? endOffsetFor(r.log.leaderEpochs, lfe, logEndOffset(r.log)) : null,
         waitExpired: how === 'expired',
         fromPurgatory: how !== 'request',
+        enoughData: how !== 'request' || enoughBytes(s, msg, r.log, undefined),
         walServes: walServes(s, msg.key, leader, b.fetchOffset),
         view: facts.view,
         leaderEpochStartOffset: facts.leaderEpochStartOffset,
@@ -231,7 +233,8 @@ export function respondFetch(
   const r = replica(s.state, key, broker);
   const error = p.error;
   const wal = p.rule === 'walEmptyRecords';
-  let batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, msg.body.maxBytes) : [];
+  const limit = fetchReadLimit(msg.body.maxBytes, msg.body.responseMaxBytes, s.state.brokerConfig['fetch.max.bytes']);
+  let batches = error === null && p.divergingEpoch === null && !wal ? readBatches(r.log, p.fetchOffset, limit) : [];
   if (batches.length > 0) {
     // KIP-1176: no record the fast store has not accepted goes to a follower by Fetch.
     const end = walFetchEnd(s, key, broker);
@@ -386,7 +389,8 @@ export function parkFetch(s: Sim, key: string, msgId: number): void {
   const msg = answering(s, msgId);
   assert(msg !== undefined, 'a parked fetch is in flight');
   const part = s.state.partitions[key];
-  const f: ParkedFetch = { msgId, msg };
+  const leaderLog = replica(s.state, key, msg.target as number).log;
+  const f: ParkedFetch = { msgId, msg, segmentBaseOffset: msg.api === 'Fetch' ? fetchPosition(leaderLog, msg.body.fetchOffset, 0).segmentBaseOffset : -1 };
   const list = part.parked;
   let i = 0;
   while (i < list.length && list[i].msgId < f.msgId) i++;
@@ -414,10 +418,40 @@ export function takeParked(part: PartitionState, msgId: number): ParkedFetch | u
   return undefined;
 }
 
-/** New data at the leader completes the fetches held in the long poll. */
+/**
+ * The long poll's decision for a follower Fetch (leader-rules fetchHasEnoughBytes): enough
+ * bytes to answer now, on arrival (`segmentBase` undefined) or held (the fetch position's
+ * segment when it was parked).
+ */
+function enoughBytes(s: Sim, msg: RequestOf<'Fetch'>, log: PartitionLog, segmentBase: number | undefined): boolean {
+  const b = msg.body;
+  const brokerMax = s.state.brokerConfig['fetch.max.bytes'];
+  const min = fetchMinBytes(b.minBytes ?? 1, b.responseMaxBytes, brokerMax);
+  const end = logEndOffset(log);
+  if (min <= 0) return true;
+  // Kafka's default of 1 byte: any record is enough, no walk through the segment needed.
+  if (min === 1 && b.maxBytes > 0) return b.fetchOffset < end;
+  const pos = fetchPosition(log, b.fetchOffset, min);
+  const facts = {
+    fetchOffset: b.fetchOffset,
+    logEndOffset: end,
+    logEndSegmentBaseOffset: activeSegment(log).baseOffset,
+    fetchSegmentBaseOffset: segmentBase ?? pos.segmentBaseOffset,
+    bytesToSegmentEnd: pos.bytesToSegmentEnd,
+    firstBatchBytes: pos.firstBatchBytes,
+  };
+  return fetchHasEnoughBytes(facts, min, b.maxBytes, fetchReadLimit(b.maxBytes, b.responseMaxBytes, brokerMax), segmentBase === undefined);
+}
+
+/**
+ * New data at the leader completes the fetches held in the long poll that now have enough
+ * of it (DelayedFetch.tryComplete, run by the purgatory's checkAndComplete after an append).
+ */
 export function releaseParked(s: Sim, part: PartitionState): void {
   for (const parked of part.parked.slice()) {
     if (holdsThrottledFetch(s, parked.msg)) continue; // KIP-73: it waits for its expiry
+    const m = parked.msg;
+    if (m.api === 'Fetch' && !enoughBytes(s, m, replica(s.state, m.key, m.target as number).log, parked.segmentBaseOffset)) continue;
     takeParked(part, parked.msgId);
     onFollowerRequestAtLeader(s, parked.msg, 'released');
   }

@@ -79,6 +79,8 @@ export interface ReplicaState {
 export interface ParkedFetch {
   msgId: number;
   msg: RequestMessage;
+  /** The segment of the fetch position when it was parked (Kafka's startOffsetMetadata.segmentBaseOffset). */
+  segmentBaseOffset: number;
 }
 
 export interface PendingAck {
@@ -115,7 +117,14 @@ export interface BrokerState {
 
 /** A request's body, by Kafka API (a consumer's Fetch names no epochs). */
 export interface RequestBodies {
-  Fetch: { fetchOffset: number; maxBytes: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number };
+  /**
+   * `maxBytes` is the partition's limit (Kafka's PartitionMaxBytes: replica.fetch.max.bytes,
+   * or a consumer's max.partition.fetch.bytes); `responseMaxBytes` the whole response's (the
+   * request's MaxBytes: replica.fetch.response.max.bytes, or a consumer's fetch.max.bytes);
+   * `minBytes` the request's MinBytes (replica.fetch.min.bytes; a consumer's Fetch is never
+   * held in the model).
+   */
+  Fetch: { fetchOffset: number; maxBytes: number; responseMaxBytes: number; minBytes?: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number };
   ListOffsets: { timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number };
   OffsetsForLeaderEpoch: { leaderEpoch: number; currentLeaderEpoch: number };
 }
@@ -166,6 +175,10 @@ export interface ConsumerState {
   remaining: number;
   local: number;
   remote: number;
+  /** max.partition.fetch.bytes: the partition's limit in each Fetch. */
+  maxPartitionFetchBytes: number;
+  /** fetch.max.bytes: the whole response's limit in each Fetch. */
+  fetchMaxBytes: number;
 }
 
 /** The objects a KIP-405 copy writes for one segment (RemoteStorageManager.copyLogSegmentData). */
@@ -253,6 +266,8 @@ export type KernelEvent =
   | { kind: 'walChunkDelivered'; broker: number; key: string; chunkId: number }
   | { kind: 'walLogChanged'; broker: number; key: string }
   | { kind: 'fetchWaitExpired'; key: string; msgId: number }
+  /** remote.fetch.max.wait.ms after a consumer Fetch that needs a remote read (DelayedRemoteFetch). */
+  | { kind: 'remoteFetchExpired'; broker: number; key: string; msgId: number }
   | { kind: 'remoteSegmentLookedUp'; broker: number; key: string; requestId: number; epoch: number; offset: number }
   | { kind: 'storeDone'; broker: number; key: string; requestId: number; completion: StoreCompletion; store: StoreName; objectKey: string; result: ObjectStoreResult }
   | { kind: 'consumerFetch'; consumerId: number }

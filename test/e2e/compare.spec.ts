@@ -45,7 +45,7 @@ test.describe('side by side: wal-steady-state, classic and WAL', () => {
     await expect(cell(page, 'walRequests', 'diff')).toHaveText('+152');
     await expect(cell(page, 'tieredRequests', 'b')).toHaveText('332');
     await expect(cell(page, 'bytesFromLeader', 'b')).toHaveText('0 B');
-    await expect(cell(page, 'acksAllP50', 'a')).toHaveText('6 ms');
+    await expect(cell(page, 'acksAllP50', 'a')).toHaveText('14 ms');
     await expect(cell(page, 'acksAllP50', 'b')).toHaveText('32 ms');
     await expect(page.getByTestId('breakdown-crossZone')).toContainText('WAL metadata 18.3 KiB');
     // Half way through, the figures at the cursor are on their way to the whole run's.
