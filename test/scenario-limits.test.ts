@@ -259,8 +259,9 @@ describe('the work budget', () => {
     const w = estimateWork(whatIf);
     // 50 GiB local in 1 MiB batches: 51,200 batches, plus one for the epoch; the remote TiB holds none.
     expect(w.totals.batches).toBe(51_201);
-    // Only the added replica copies them (the others start in sync): 51,201 rounds of 3 events.
-    expect(w.parts.events.find((p) => p.path === 'topics[0].initial[0].segments')?.amount).toBe(51_201 * 3);
+    // Only the added replica copies them (the others start in sync): 51,201 rounds, and one more
+    // for each of the 50 local segments (a Fetch reads one segment at most), of 3 events.
+    expect(w.parts.events.find((p) => p.path === 'topics[0].initial[0].segments')?.amount).toBe((51_201 + 50) * 3);
   });
 
   test('kernel events: a config set smaller during the run counts, named where it is set', () => {

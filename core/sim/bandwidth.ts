@@ -28,34 +28,7 @@
 import type { ModelKnobs } from '../domain/config.js';
 import type { Sim } from './context.js';
 import { type Queued, remove } from './event-queue.js';
-import type { KernelEvent, Message } from './state.js';
-
-/** One message's bytes on its way. */
-export interface Transfer {
-  id: number;
-  /** The sending broker (its "out" interface), or null for a client. */
-  from: number | null;
-  /** The receiving broker (its "in" interface), or null for a client. */
-  to: number | null;
-  bytes: number;
-  /** Bytes still to send at `updatedMs`. */
-  remaining: number;
-  /** Bytes per ms, from the last share-out. */
-  rate: number;
-  updatedMs: number;
-  /** When its last byte leaves at the current rate (whole microseconds). */
-  endMs: number;
-  /** The message, and the hop latency (with jitter and any late delivery) it arrives after its last byte. */
-  msg: Message;
-  afterMs: number;
-  startedMs: number;
-}
-
-/** The network's state: transfers in flight, in start order. */
-export interface NetState {
-  transfers: Transfer[];
-  nextTransferId: number;
-}
+import type { KernelEvent, Message, NetState, Transfer } from './state.js';
 
 export function newNetState(): NetState {
   return { transfers: [], nextTransferId: 1 };

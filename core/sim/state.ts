@@ -14,7 +14,6 @@ import type { RateStat } from '../domain/rate.js';
 import type { PendingChunk, WalChunk, WalObject } from '../domain/wal.js';
 import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object-store.js';
 import { assert } from '../util/assert.js';
-import type { NetState } from './bandwidth.js';
 import type { CrossZoneBytes, StoreCounters, Usage } from './costs.js';
 import type { EventQueue } from './event-queue.js';
 import type { InvariantWatch, Violation } from './invariants.js';
@@ -388,6 +387,33 @@ export interface KernelState {
   net: NetState;
   /** Per replica (`topic-partition@broker`): when it was added, joined the ISR, and the bytes it pulled. */
   replicaStats: Record<string, ReplicaStats>;
+}
+
+/** One message's bytes on its way. */
+export interface Transfer {
+  id: number;
+  /** The sending broker (its "out" interface), or null for a client. */
+  from: number | null;
+  /** The receiving broker (its "in" interface), or null for a client. */
+  to: number | null;
+  bytes: number;
+  /** Bytes still to send at `updatedMs`. */
+  remaining: number;
+  /** Bytes per ms, from the last share-out. */
+  rate: number;
+  updatedMs: number;
+  /** When its last byte leaves at the current rate (whole microseconds). */
+  endMs: number;
+  /** The message, and the hop latency (with jitter and any late delivery) it arrives after its last byte. */
+  msg: Message;
+  afterMs: number;
+  startedMs: number;
+}
+
+/** The network's state (core/sim/bandwidth.ts): transfers in flight, in start order. */
+export interface NetState {
+  transfers: Transfer[];
+  nextTransferId: number;
 }
 
 /** The stats of one replica, made on first use (`addedAtMs` 0: a replica of the scenario's). */
