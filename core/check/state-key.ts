@@ -13,7 +13,8 @@
  * timeline's events excepted, whose order among themselves is the scenario's).
  *
  * Left out (history): the step count, the trace, metrics, usage and costs, produce
- * latencies, the violations already found, the prices and model knobs (fixed for a run).
+ * latencies, each replica's stats (when it joined, what it pulled), the violations already
+ * found, the prices and model knobs (fixed for a run). The transfers in flight are in.
  *
  * The key is a 64-bit hash of that form (two 32-bit lanes, integer maths): at a million
  * states the chance that two different states share a key is about 3 in 100,000.
@@ -49,7 +50,6 @@ export function canonicalForm(cp: Checkpoint): string {
     quotas: s.quotas,
     wal: s.wal,
     net: s.net,
-    replicaStats: s.replicaStats,
   };
   parts.push(JSON.stringify(future));
   for (const id of Object.keys(cp.machines).sort()) {

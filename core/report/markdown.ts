@@ -18,6 +18,7 @@ import type { InitialPartitionState, Scenario, TimelineAction } from '../scenari
 import { CHAPTERS } from './chapters.js';
 import type { Report } from './types.js';
 import { code, mdHeading, mdInline, mdParagraph, safeUrl } from './md-inline.js';
+import { wholeMs } from '../sim/trace.js';
 
 // ---------------------------------------------------------------------------------
 // Markdown text (md-inline.ts: escaping, code spans, identifiers as code)
@@ -241,7 +242,7 @@ const isEmptyRow = (row: string[]) => row.slice(1).every((v) => v === '-' || v =
 function offsetsSection(r: Report): string[] {
   const v = r.view;
   const atEnd = r.range.toStep >= r.totalSteps;
-  const when = atEnd ? `At the end of the run (t=${Math.floor(v.nowMs)}ms)` : `At step ${r.range.toStep} (t=${Math.floor(v.nowMs)}ms)${r.chapter ? ', the last stop' : ''}`;
+  const when = atEnd ? `At the end of the run (t=${wholeMs(v.nowMs)}ms)` : `At step ${r.range.toStep} (t=${wholeMs(v.nowMs)}ms)${r.chapter ? ', the last stop' : ''}`;
   const out: string[] = ['## Where it ends', ''];
   const shown = v.partitions.slice(0, 8);
   for (const p of shown) {

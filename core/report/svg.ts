@@ -15,6 +15,7 @@
 import { offsetExtent, type PartitionView, type ReplicaView } from '../session/view.js';
 import { participantsOf, sequenceEvent, type SeqEvent } from './mermaid.js';
 import { type Report, runBrokers } from './types.js';
+import { wholeMs } from '../sim/trace.js';
 
 const W = 960;
 const PAD = 20;
@@ -287,7 +288,7 @@ export function renderSvg(r: Report): string {
   body.push(text(PAD, y + 16, clip(title, W - 2 * PAD, 17), 'font-size="17" font-weight="700"'));
   const atEnd = r.range.toStep >= r.totalSteps;
   const scenario = r.chapter ? `${r.scenario.name} · ` : '';
-  body.push(text(PAD, y + 34, `${scenario}offsets ${atEnd ? 'at the end of the run' : `at step ${r.range.toStep} of ${r.totalSteps}`}, t=${Math.floor(v.nowMs)}ms · seed ${r.seed} · TierScope model`, 'font-size="11" fill="#444"'));
+  body.push(text(PAD, y + 34, `${scenario}offsets ${atEnd ? 'at the end of the run' : `at step ${r.range.toStep} of ${r.totalSteps}`}, t=${wholeMs(v.nowMs)}ms · seed ${r.seed} · TierScope model`, 'font-size="11" fill="#444"'));
   y += 48;
   const lg = legend(y);
   body.push(...lg.svg);

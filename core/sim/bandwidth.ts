@@ -144,6 +144,7 @@ function interfacesOf(t: Pick<Transfer, 'from' | 'to'>): string[] {
  * fixes them at that share, and its capacity leaves the others' interfaces too.
  */
 export function shareOut(transfers: ReadonlyArray<Pick<Transfer, 'from' | 'to'>>, cap: number): number[] {
+  if (transfers.length === 1) return [cap];
   const rates = new Array<number>(transfers.length).fill(0);
   const fixed = new Array<boolean>(transfers.length).fill(false);
   const left = new Map<string, number>();

@@ -34,7 +34,7 @@ import { pureInitialTransition } from './pure-transition.js';
 import { setUpPartitions, initialState, startCluster } from './setup.js';
 import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState, replicaStatsOf } from './state.js';
 import { onAuxStateRead, onRemoteSegmentLookup, onSegmentObjectDone, setRemoteSegmentState } from './tiering.js';
-import type { Endpoint, TraceEntry } from './trace.js';
+import { type Endpoint, type TraceEntry, wholeMs } from './trace.js';
 import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone, retainedChunks } from './wal.js';
 
 /** The params of an effect that names none (never written to). */
@@ -427,7 +427,7 @@ export class Kernel implements Sim {
   /** Every trace entry goes through here: kept in `trace` (unless `keepTrace` is false) and streamed to `onTrace`. */
   emit(e: TraceEntry): void {
     // Trace times are whole ms (the end of a transfer may fall within one: core/sim/bandwidth.ts).
-    if (!Number.isInteger(e.atMs)) e.atMs = Math.floor(e.atMs);
+    if (!Number.isInteger(e.atMs)) e.atMs = wholeMs(e.atMs);
     if (this.keepTrace) this.trace.push(e);
     if (this.traceSink !== null) this.traceSink(e);
   }
@@ -436,7 +436,7 @@ export class Kernel implements Sim {
     const k = `${v.invariant}|${v.subject ?? ''}`;
     if (this.state.violationKeys[k]) return;
     this.state.violationKeys[k] = true;
-    this.state.violations.push(Number.isInteger(v.atMs) ? v : { ...v, atMs: Math.floor(v.atMs) });
+    this.state.violations.push(Number.isInteger(v.atMs) ? v : { ...v, atMs: wholeMs(v.atMs) });
     this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
   }
 

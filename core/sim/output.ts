@@ -10,7 +10,7 @@ import { scaledSizesReason } from '../scenario/scaled.js';
 import type { Kernel } from './kernel.js';
 import { costUsd, gbMonths } from './costs.js';
 import type { ReplicaStats } from './state.js';
-import type { TraceEntry } from './trace.js';
+import { type TraceEntry, wholeMs } from './trace.js';
 import type { Violation } from '../sim/invariants.js';
 
 export interface ReplicaJson {
@@ -70,7 +70,7 @@ export function replicaJson(k: Kernel, key: string, broker: number): ReplicaJson
   const part = k.state.partitions[key];
   const r = k.replica(key, broker);
   const alive = k.state.brokers[broker].alive;
-  const stats = k.state.replicaStats[`${key}@${broker}`] as ReplicaStats | undefined;
+  const stats = k.state.replicaStats[key]?.[broker] as ReplicaStats | undefined;
   const role = !alive ? 'offline' : part.leader === broker ? 'leader' : 'follower';
   let fetcher: ReplicaJson['fetcher'] = null;
   if (role === 'follower') {
@@ -98,8 +98,8 @@ export function replicaJson(k: Kernel, key: string, broker: number): ReplicaJson
     highestOffsetInRemoteStorage: r.highestOffsetInRemoteStorage,
     leaderEpochs: r.log.leaderEpochs.map(([e, s]) => [e, s] as [number, number]),
     fetcher,
-    addedAtMs: Math.floor(stats?.addedAtMs ?? 0),
-    isrJoinedAtMs: stats?.isrJoinedAtMs == null ? null : Math.floor(stats.isrJoinedAtMs),
+    addedAtMs: wholeMs(stats?.addedAtMs ?? 0),
+    isrJoinedAtMs: stats?.isrJoinedAtMs == null ? null : wholeMs(stats.isrJoinedAtMs),
     bytesFromLeader: stats?.bytesFromLeader ?? 0,
     bytesFromStore: stats?.bytesFromStore ?? 0,
   };

@@ -385,8 +385,8 @@ export interface KernelState {
   usage: Usage;
   /** Transfers in flight on the brokers' network interfaces (core/sim/bandwidth.ts). */
   net: NetState;
-  /** Per replica (`topic-partition@broker`): when it was added, joined the ISR, and the bytes it pulled. */
-  replicaStats: Record<string, ReplicaStats>;
+  /** Per replica (partition key, then broker): when it was added, joined the ISR, and the bytes it pulled. */
+  replicaStats: Record<string, Record<string, ReplicaStats>>;
 }
 
 /** One message's bytes on its way. */
@@ -417,11 +417,9 @@ export interface NetState {
 }
 
 /** The stats of one replica, made on first use (`addedAtMs` 0: a replica of the scenario's). */
-export function replicaStatsOf(state: { replicaStats: Record<string, ReplicaStats> }, key: string, broker: number): ReplicaStats {
-  const id = `${key}@${broker}`;
-  let st = state.replicaStats[id];
-  if (st === undefined) st = state.replicaStats[id] = { addedAtMs: 0, isrJoinedAtMs: null, bytesFromLeader: 0, bytesFromStore: 0 };
-  return st;
+export function replicaStatsOf(state: { replicaStats: Record<string, Record<string, ReplicaStats>> }, key: string, broker: number): ReplicaStats {
+  const byBroker = (state.replicaStats[key] ??= {});
+  return (byBroker[broker] ??= { addedAtMs: 0, isrJoinedAtMs: null, bytesFromLeader: 0, bytesFromStore: 0 });
 }
 
 /** What one replica pulled and when it joined the ISR (`partitions[].replicas[]` in the JSON). */

@@ -12,7 +12,7 @@ import type { Sim } from './context.js';
 import { countStoreRequest } from './costs.js';
 import { storeJitterMs } from './jitter.js';
 import { type PartitionState, type StoreCompletion, purposeOf } from './state.js';
-import type { TraceEntry } from './trace.js';
+import { type TraceEntry, wholeMs } from './trace.js';
 
 /**
  * Modelled latency, from the request alone (a real store's own timing never enters the run),
@@ -85,7 +85,7 @@ export function storeOp(s: Sim, broker: number, key: string, req: ObjectStoreReq
   const finish = (r: ObjectStoreResult) => {
     Object.assign(result, r);
     countStoreOp(s, req, result, issuedMs);
-    s.trace[index] = { ...objectStoreEntry(s, broker, key, req, result, completion), atMs: Math.floor(issuedMs) };
+    s.trace[index] = { ...objectStoreEntry(s, broker, key, req, result, completion), atMs: wholeMs(issuedMs) };
     if (measured) done(measuredMs());
   };
   s.pendingIo.push(pending.then(finish, (e: unknown) => finish({ ok: false, bytes: 0, error: (e as Error).message })));

@@ -70,3 +70,12 @@ export interface StepEntry extends Base {
 }
 
 export type TraceEntry = RequestEntry | ResponseEntry | ObjectStoreEntry | StepEntry;
+
+/**
+ * A simulated time as the trace and every output give it: whole milliseconds, rounded down.
+ * The clock itself may stand within a millisecond (a transfer ends at a whole microsecond:
+ * core/sim/bandwidth.ts), so entries of one millisecond keep their order.
+ */
+export function wholeMs(t: number): number {
+  return Math.floor(t);
+}

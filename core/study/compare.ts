@@ -15,7 +15,7 @@ import { describeNetwork } from '../sim/bandwidth.js';
 import { Kernel } from '../sim/kernel.js';
 import { costUsd } from '../sim/costs.js';
 import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
-import type { TraceEntry } from '../sim/trace.js';
+import { type TraceEntry, wholeMs } from '../sim/trace.js';
 import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
@@ -228,7 +228,7 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number, opti
     assumed ??= describeNetwork(k.state.model, k.state.brokerConfig['replica.fetch.max.bytes']);
     let steps = 0;
     while (k.step()) {
-      if (++steps >= maxSteps && k.hasNext()) throw new StepBudgetExceeded(mode, maxSteps, Math.floor(k.nowMs), k.scenario.until);
+      if (++steps >= maxSteps && k.hasNext()) throw new StepBudgetExceeded(mode, maxSteps, wholeMs(k.nowMs), k.scenario.until);
     }
     return rowOf(mode, buildRunJson(k), k);
   });

@@ -39,16 +39,19 @@ export function checkOutputPath(path: string): string | null {
   return null;
 }
 
+/** An existing path that is not a regular file (a device, a pipe: /dev/stdout, a FIFO): written to in place, never replaced. */
+export function isSpecialFile(abs: string): boolean {
+  try {
+    return !statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Writes `text` to `path` whole or not at all; why it could not, as a phrase, or null. */
 export function writeWhole(path: string, text: string | Uint8Array): string | null {
   const abs = resolve(path);
-  let special = false;
-  try {
-    special = !statSync(abs).isFile();
-  } catch {
-    special = false;
-  }
-  if (special) {
+  if (isSpecialFile(abs)) {
     // A device or a pipe (/dev/stdout, a FIFO): written to as it is, never replaced.
     try {
       writeFileSync(abs, text);

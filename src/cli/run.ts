@@ -20,7 +20,7 @@ import { checkOutputPath, writeWhole } from './output-file.js';
 import { loadScenario, printProblems } from './scenarios.js';
 import { dirname } from 'node:path';
 import { TraceSpool, spoolBeside } from './trace-spool.js';
-import type { TraceEntry } from '../../core/sim/trace.js';
+import { type TraceEntry, wholeMs } from '../../core/sim/trace.js';
 
 /** Options that belong to one store only: given with another, they are a mistake, not ignored. */
 const STORE_FLAGS: Array<{ flag: string; set: (f: Flags) => boolean; stores: string[] }> = [
@@ -223,7 +223,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   flush();
   if (stoppedBy !== null) {
     disposeSpools();
-    io.err(`run: stopped by ${stoppedBy} at t=${Math.floor(kernel.nowMs)}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
+    io.err(`run: stopped by ${stoppedBy} at t=${wholeMs(kernel.nowMs)}ms of ${loaded.scenario.until}ms (${kernel.state.stepCount} steps)${flags.traceOut !== undefined ? `; ${flags.traceOut} was not written` : ''}`);
     return signalExit(stoppedBy);
   }
   if (failed()) {
@@ -232,12 +232,12 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     const json = { ...buildRunJson(kernel, streaming ? { remoteLogMetadataRecords } : undefined), storeFailures: { count: failures!.count, first: failures!.first } };
     if (flags.json) printJson(json);
     else jsonSpool?.dispose();
-    io.err(`run: the ${flags.store} store failed at t=${Math.floor(kernel.nowMs)}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
+    io.err(`run: the ${flags.store} store failed at t=${wholeMs(kernel.nowMs)}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
     return EXIT.storeFailed;
   }
   if (kernel.state.stepCount >= maxSteps && kernel.hasNext()) {
     disposeSpools();
-    io.err(`run: stopped after ${maxSteps} steps at t=${Math.floor(kernel.nowMs)}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
+    io.err(`run: stopped after ${maxSteps} steps at t=${wholeMs(kernel.nowMs)}ms of ${loaded.scenario.until}ms; the scenario needs more (raise the budget with --max-steps N)`);
     return EXIT.badInput;
   }
   const seedUsed = JSON.stringify(kernel.state.prng) !== prngBefore;

@@ -5,7 +5,8 @@
  * goes to a file (in the system's temporary directory, or beside the `--trace-out` target so
  * it can be renamed into place) and is read back in pieces at the end.
  */
-import { closeSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { isSpecialFile } from './output-file.js';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -91,12 +92,7 @@ export class TraceSpool {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
     const abs = resolve(target);
-    let special = false;
-    try {
-      special = !statSync(abs).isFile();
-    } catch {
-      special = false;
-    }
+    const special = isSpecialFile(abs);
     try {
       if (!special) {
         renameSync(this.path, abs);

@@ -15,7 +15,7 @@ import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario
 import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
 import { buildRunJson } from '../../core/sim/output.js';
-import type { TraceEntry } from '../../core/sim/trace.js';
+import { type TraceEntry, wholeMs } from '../../core/sim/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
 import { InspectionLog, type LogEntry } from './inspect.js';
 import { inSequence, share } from './layout.js';
@@ -310,11 +310,11 @@ export class RunState {
         onSlice: () => {
           // The numbers follow; the picture is drawn when the jump arrives (or is cancelled).
           this.step = session.step;
-          this.nowMs = Math.floor(session.kernel.state.nowMs);
+          this.nowMs = wholeMs(session.kernel.state.nowMs);
           this.seekProgress = {
             label: `Going to step ${target.toLocaleString('en-US')}`,
             fraction: target === 0 ? 1 : Math.min(1, session.step / target),
-            detail: `step ${session.step.toLocaleString('en-US')}, t = ${Math.floor(session.kernel.state.nowMs).toLocaleString('en-US')} ms`,
+            detail: `step ${session.step.toLocaleString('en-US')}, t = ${wholeMs(session.kernel.state.nowMs).toLocaleString('en-US')} ms`,
           };
         },
         onDone: () => {
@@ -526,7 +526,7 @@ export class RunState {
     if (this.step > this.totalSteps) this.totalSteps = this.step;
     this.followStops();
     this.done = s.done;
-    this.nowMs = Math.floor(k.state.nowMs);
+    this.nowMs = wholeMs(k.state.nowMs);
     this.actions = [...s.actions];
     // Narration: the current step's lines and a few before, newest last.
     const lines: NarrationLine[] = [];
