@@ -8,7 +8,7 @@
  * Functions mutate the log they are given; the kernel owns every log and checkpoints
  * them as plain data.
  */
-import { assert } from '../util/assert.js';
+import { assert, fail } from '../util/assert.js';
 import type { RecordBatch } from './batch.js';
 import {
   type EpochEntry,
@@ -109,7 +109,7 @@ export function appendBatch(
   segmentMs: number,
   nowMs: number,
 ): boolean {
-  assert(batch.baseOffset === logEndOffset(log), `batch at ${batch.baseOffset} appended at log end ${logEndOffset(log)}`);
+  if (batch.baseOffset !== logEndOffset(log)) fail(`batch at ${batch.baseOffset} appended at log end ${logEndOffset(log)}`);
   assert(batch.lastOffset >= batch.baseOffset, 'a batch holds at least one record');
   let rolled = false;
   const active = activeSegment(log);

@@ -16,7 +16,7 @@ import type { LeaderFacts } from '../machines/leader-partition.js';
 import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
 import type { WalCombinerContext } from '../machines/wal-combiner.js';
 import type { WalChunkRef } from '../machines/wal-replica.js';
-import { assert } from '../util/assert.js';
+import { fail } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { stateName } from './machines.js';
 import { BROKER_KEY, type KernelState, type ReplicaState } from './state.js';
@@ -24,7 +24,7 @@ import type { Endpoint } from './trace.js';
 
 export function replica(state: KernelState, key: string, broker: number): ReplicaState {
   const r = state.partitions[key].replicaStates[broker];
-  assert(r !== undefined, `broker ${broker} hosts ${key}`);
+  if (r === undefined) fail(`broker ${broker} hosts ${key}`);
   return r;
 }
 

@@ -18,7 +18,7 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { logEndOffset } from '../domain/partition-log.js';
 import { MemoryObjectStore, type ObjectStoreBackend } from '../ports/object-store.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
-import { assert } from '../util/assert.js';
+import { assert, fail } from '../util/assert.js';
 import { onConsumerFetch, onConsumerRemoteRead, onRemoteFetchExpired, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
 import { onTransferDone } from './bandwidth.js';
 import type { Sim } from './context.js';
@@ -446,7 +446,7 @@ export class Kernel implements Sim {
   deliver<N extends MachineName>(broker: number, key: string, name: N, event: MachineEvents[N]): void {
     const id = this.machineId(broker, key, name);
     const snap = this.machines[id];
-    assert(snap !== undefined, `machine ${id} exists`);
+    if (snap === undefined) fail(`machine ${id} exists`);
     if (this.onDeliver !== null) this.onDeliver({ id, name, broker, key, before: snap, event, atMs: this.state.nowMs });
     const [next, actions] = this.machineStep(name, snap, event);
     this.machines[id] = next;
@@ -466,7 +466,7 @@ export class Kernel implements Sim {
       const action = actions[i] as { type: string; params?: unknown };
       if (action.type.startsWith('xstate.')) continue;
       const run = handlers[action.type];
-      assert(run !== undefined, `unknown effect ${action.type} from ${name}`);
+      if (run === undefined) fail(`unknown effect ${action.type} from ${name}`);
       // Every change to what the invariants read goes through an effect (or a timeline action).
       if (!readOnly.has(action.type)) this.touch(key);
       run(this, broker, key, action.params ?? EMPTY_PARAMS);

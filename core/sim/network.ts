@@ -10,7 +10,7 @@ import { fetchHasEnoughBytes, fetchMinBytes, fetchReadLimit } from '../domain/le
 import { type PartitionLog, type RecordBatch, activeSegment, fetchPosition, logEndOffset, readBatches } from '../domain/partition-log.js';
 import type { ApiName } from '../domain/protocol.js';
 import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
-import { assert } from '../util/assert.js';
+import { assert, fail } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { transmit } from './bandwidth.js';
 import { countCrossZone } from './costs.js';
@@ -252,7 +252,7 @@ export function respondFetch(
 /** The leader answers the request it is handling in this step. */
 export function respond<A extends ApiName>(s: Sim, broker: number, key: string, msgId: number, api: A, body: ResponseBodies[A]): void {
   const msg = answering(s, msgId);
-  assert(msg !== undefined && msg.key === key && msg.api === api, `a ${api} answered is in flight`);
+  if (msg === undefined || msg.key !== key || msg.api !== api) fail(`a ${api} answered is in flight`);
   reply(s, msg as RequestMessage & { api: A }, body, broker);
 }
 

@@ -169,12 +169,15 @@ export function followerThrottleWaits(s: Sim, w: Extract<QuotaWait, { wait: 'fol
  */
 export function followerFetched(s: Sim, broker: number, key: string, bytes: number, highWatermark: number): void {
   if (isThrottledReplica(s.state, key, broker, 'follower')) record(s, broker, 'follower', bytes);
-  const k = `${broker}|${key}`;
   const epoch = fetcherEpoch(s, broker, key);
-  const known = s.state.quotas.lag[k];
+  const lags = s.state.quotas.lag;
+  // The key is built only when the entry is missing or changes: this runs at every answer a follower takes.
+  const k = `${broker}|${key}`;
+  const known = lags[k];
   if (bytes === 0 && known !== undefined && known.leaderEpoch === epoch) return;
-  const next = logEndOffset(replica(s.state, key, broker).log);
-  s.state.quotas.lag[k] = { leaderEpoch: epoch, lag: Math.max(0, highWatermark - next) };
+  const lag = Math.max(0, highWatermark - logEndOffset(replica(s.state, key, broker).log));
+  if (known !== undefined && known.leaderEpoch === epoch) known.lag = lag;
+  else lags[k] = { leaderEpoch: epoch, lag };
 }
 
 /** The fetcher reset its fetch position from the leader's offsets (out of range): lag unknown again. */
