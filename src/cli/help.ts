@@ -15,7 +15,7 @@ Commands:
                   or in shards on many machines ('explore merge' joins them);
                   explore FILE --exhaustive: every path within bounds
   list            list the bundled scenarios
-  validate FILE   check a scenario file without running it
+  validate FILE... check scenario files without running them
   report FILE     a design-review document of a scenario or a guided chapter:
                   Markdown, a Mermaid sequence diagram, SVG, or JSON
 
@@ -186,7 +186,10 @@ was violated in the run (the document is still written).`,
   list: `Usage: npm run sim -- list [--json]
 
 Lists the bundled scenarios in scenarios/ with their descriptions.`,
-  validate: `Usage: npm run sim -- validate FILE [--json]
+  validate: `Usage: npm run sim -- validate FILE... [--json]
 
-Checks a scenario file and prints every problem with its path. Exit 0 when valid, 2 otherwise.`,
+Checks scenario files (one process for all: \`validate scenarios/*.yaml\`) and prints every
+problem with its path. With --json: one document { file, valid, problems } for one file, an
+array of them for several. Exit 0 when every file is valid, 2 otherwise (every file is still
+checked).`,
 };

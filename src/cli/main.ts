@@ -168,13 +168,24 @@ function cmdList(flags: Flags, io: Io): number {
 
 function cmdValidate(flags: Flags, io: Io): number {
   if (flags.help) return io.out(HELP.validate), EXIT.ok;
-  if (flags.positional.length !== 1) throw new UsageError('validate needs exactly one FILE');
-  const file = flags.positional[0];
-  const loaded = loadScenario(file, { workBudget: flags.workBudget });
-  if (!loaded.ok) return printProblems(io, file, loaded.problems, flags.json), EXIT.badInput;
-  if (flags.json) io.out(JSON.stringify({ file, valid: true, problems: [] }, null, 2));
-  else io.out(`${file}: valid (${loaded.scenario.name})`);
-  return EXIT.ok;
+  if (flags.positional.length === 0) throw new UsageError('validate needs a FILE (or several)');
+  // One file: one JSON document as before; several: an array of them, in the order given.
+  const docs: Array<{ file: string; valid: boolean; problems: unknown[] }> = [];
+  let bad = 0;
+  for (const file of flags.positional) {
+    const loaded = loadScenario(file, { workBudget: flags.workBudget });
+    if (!loaded.ok) {
+      bad++;
+      if (flags.json) docs.push({ file, valid: false, problems: loaded.problems });
+      else printProblems(io, file, loaded.problems, false);
+      continue;
+    }
+    if (flags.json) docs.push({ file, valid: true, problems: [] });
+    else io.out(`${file}: valid (${loaded.scenario.name})`);
+  }
+  if (flags.json) io.out(JSON.stringify(docs.length === 1 ? docs[0] : docs, null, 2));
+  else if (flags.positional.length > 1) io.out(`${flags.positional.length - bad} of ${flags.positional.length} files valid`);
+  return bad === 0 ? EXIT.ok : EXIT.badInput;
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
