@@ -165,7 +165,6 @@ describe('the bucket check at start', () => {
     expect(r.status).toBe(3);
     expect(oneLine(r.stderr)).toEqual([`--store s3: cannot reach S3 for bucket "tierscope": connection refused by 127.0.0.1:${deadPort} (ECONNREFUSED) (3 attempts)`]);
     expect(r.stdout).toBe('');
-    expect(r.seconds).toBeLessThan(15);
   }, 30000);
 
   test('an endpoint that accepts and never answers: exit 3 with one line naming the timeout, after --s3-timeout-ms', async () => {
@@ -174,8 +173,9 @@ describe('the bucket check at start', () => {
     expect(r.status).toBe(3);
     expect(oneLine(r.stderr)).toEqual([`--store s3: cannot reach S3 for bucket "tierscope": timed out after 1500 ms waiting for 127.0.0.1:${silentPort} (no answer)`]);
     expect(silentConnections).toBeGreaterThan(before);
+    // It waited the timeout out (a lower bound holds on any machine; that it ends at all is
+    // the test's own timeout: no verdict here depends on how fast the machine is).
     expect(r.seconds).toBeGreaterThan(1.5);
-    expect(r.seconds).toBeLessThan(15);
     expect(r.stderr).not.toContain('S3RVER');
   }, 30000);
 });
@@ -193,7 +193,6 @@ describe('an endpoint that fails during the run', () => {
     const json = JSON.parse(r.stdout) as { storeFailures: { count: number; first: { cause: string } } };
     expect(json.storeFailures.count).toBe(1);
     expect(json.storeFailures.first.cause).toContain('timed out after 2000 ms');
-    expect(r.seconds).toBeLessThan(20);
   }, 40000);
 
   test('s3rver killed mid-run: exit 3, the line names the refused connection; the trace entry says so in short', async () => {
