@@ -14,7 +14,9 @@
  *
  * Left out (history): the step count, the trace, metrics, usage and costs, produce
  * latencies, each replica's stats (when it joined, what it pulled), the violations already
- * found, the prices and model knobs (fixed for a run). The transfers in flight are in.
+ * found, the prices and model knobs (fixed for a run), the checkers' cache (`checkCache`: it
+ * remembers a function of the state, so equal states reached by different paths stay one).
+ * The transfers in flight are in.
  *
  * The key is a 64-bit hash of that form (two 32-bit lanes, integer maths): at a million
  * states the chance that two different states share a key is about 3 in 100,000.

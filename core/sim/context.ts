@@ -8,7 +8,7 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { ObjectStoreBackend } from '../ports/object-store.js';
 import type { Scenario } from '../scenario/types.js';
-import type { Violation } from './invariants.js';
+import type { Change } from './observed.js';
 import type { MachineEvents, MachineName } from './machines.js';
 import type { KernelEvent, KernelState, RequestMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
@@ -39,7 +39,11 @@ export interface Sim {
   touch(key: string): void;
   /** A change that may reach every partition (a crash, a config change). */
   touchAll(): void;
-  addViolation(v: Violation): void;
+  /**
+   * The one hook of the checkers: a subsystem reports a change an invariant is about, at the
+   * moment it makes it (core/sim/observed.ts); the kernel checks it and records what fails.
+   */
+  observe(change: Change): void;
   /**
    * The answer to a choice point (core/sim/choices.ts): 0, the default, unless the run has
    * a chooser (the exhaustive checker's, or pinned choices). `what` is only called then.

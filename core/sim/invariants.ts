@@ -7,38 +7,9 @@ import { logEndOffset } from '../domain/partition-log.js';
 import { epochForOffset } from '../domain/leader-epoch-cache.js';
 import { isAllowedTransition, type RemoteSegmentMetadata, type RemoteSegmentState } from '../domain/remote-metadata.js';
 import { firstNotBefore } from '../util/bisect.js';
+import type { Change, CheckCache, InvariantId, InvariantWatch, SentMessage, Violation } from './observed.js';
 
-export interface Violation {
-  atMs: number;
-  invariant: InvariantId;
-  message: string;
-  /** What it is about (partition, broker), to report each once. */
-  subject?: string;
-}
-
-export type InvariantId =
-  | 'offsetsOrdered'
-  | 'followerLogIsPrefixOfLeader'
-  | 'highWatermarkWithinIsr'
-  | 'remoteStateForwardOnly'
-  | 'everyOffsetRetained'
-  | 'noLocalDeleteBeforeUpload'
-  | 'noCommittedRecordLost'
-  | 'leaderEpochNeverDecreases'
-  | 'highestOffsetInRemoteStorageNeverDecreases'
-  | 'followerEpochsMatchLeader'
-  // Checked on the wire (core/sim/network.ts), when a request or answer is sent:
-  | 'listOffsetsWithinLog'
-  | 'kip1023OnlyForEmptyFollower';
-
-/** What the invariants remember between steps (plain data, part of the kernel state). */
-export interface InvariantWatch {
-  /** Per partition: the highest high watermark reached and the leader epochs of the committed offsets. */
-  committed: Record<string, { highWatermark: number; epochs: Array<[number, number]> }>;
-  leaderEpoch: Record<string, number>;
-  /** Per broker|partition while the broker is up. */
-  highestOffsetInRemoteStorage: Record<string, number>;
-}
+export type { Change, CheckCache, InvariantId, InvariantWatch, SentMessage, Violation } from './observed.js';
 
 /** A replica as the invariants read it (the kernel's ReplicaState is one). */
 export interface ReplicaView {
@@ -69,6 +40,8 @@ export interface ClusterView {
   readonly partitions: Readonly<Record<string, PartitionView>>;
   readonly brokers: readonly { readonly alive: boolean }[];
   readonly watch: InvariantWatch;
+  /** The checkers' bookkeeping (the kernel's state has one; a hand-made view may not). */
+  readonly checkCache?: CheckCache;
 }
 
 export interface InvariantInfo {
@@ -213,31 +186,23 @@ function coveredUpTo(remote: readonly RemoteSegmentMetadata[], from: number): nu
 }
 
 /**
- * Versions of the partitions' remote metadata lists: tiering.ts reports every change (a
- * segment added, a state changed) with `remoteMetadataChanged`. Kept beside the state, not
- * in it: a restored kernel has lists of its own, which start unversioned.
+ * `coveredUpTo`, remembered in the state's `CheckCache`: the remote metadata grows with the
+ * run (every segment ever copied stays in it, DELETE_SEGMENT_FINISHED included), while it
+ * changes a few times a segment; so its answer is computed again only after a change (the
+ * kernel raises the partition's version when `checkChange` is told of one) or a new log start.
  */
-const remoteVersions = new WeakMap<readonly RemoteSegmentMetadata[], number>();
-
-/** A partition's remote metadata changed (a segment added, or its state). */
-export function remoteMetadataChanged(remote: readonly RemoteSegmentMetadata[]): void {
-  remoteVersions.set(remote, (remoteVersions.get(remote) ?? 0) + 1);
-}
-
-/** The last `coveredUpTo` answer for a list: valid while its version, length and `from` are the same. */
-const coverage = new WeakMap<readonly RemoteSegmentMetadata[], { version: number; length: number; from: number; next: number }>();
-
-/**
- * `coveredUpTo`, remembered: the remote metadata grows with the run (every segment ever
- * copied stays in it, DELETE_SEGMENT_FINISHED included), while it changes a few times a
- * segment; so its answer is computed again only after a change or a new log start.
- */
-function coveredUpToRemembered(remote: readonly RemoteSegmentMetadata[], from: number): number {
-  const version = remoteVersions.get(remote) ?? 0;
-  const c = coverage.get(remote);
+function coveredUpToRemembered(cache: CheckCache, key: string, remote: readonly RemoteSegmentMetadata[], from: number): number {
+  const version = cache.remoteVersion[key] ?? 0;
+  const c = cache.coverage[key];
   if (c !== undefined && c.version === version && c.length === remote.length && c.from === from) return c.next;
   const next = coveredUpTo(remote, from);
-  coverage.set(remote, { version, length: remote.length, from, next });
+  if (c === undefined) cache.coverage[key] = { version, length: remote.length, from, next };
+  else {
+    c.version = version;
+    c.length = remote.length;
+    c.from = from;
+    c.next = next;
+  }
   return next;
 }
 
@@ -247,9 +212,9 @@ function coveredUpToRemembered(remote: readonly RemoteSegmentMetadata[], from: n
  * since a partition's answer depends only on its own state, the brokers' liveness and what
  * the watch remembers of it. Without `keys`, every partition.
  * `remember`: reuse a partition's remote coverage while its remote metadata is unchanged
- * (the kernel, whose every change to it goes through tiering.ts, which reports it with
- * `remoteMetadataChanged`); without it, everything is computed from the state as it is
- * (a caller that edits the state by hand, as the tests of the checks do).
+ * (the kernel, to which tiering.ts reports every change to it through `Sim.observe`, and
+ * whose state holds the `checkCache`); without it, everything is computed from the state as
+ * it is (a caller that edits the state by hand, as the tests of the checks do).
  */
 export function checkInvariants(cluster: ClusterView, keys: readonly string[] = cluster.partitionOrder, remember = false): readonly Violation[] {
   const out: Violation[] = found;
@@ -292,7 +257,7 @@ export function checkInvariants(cluster: ClusterView, keys: readonly string[] = 
       // (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader).
       if (r.broker === part.leader && r.logStartOffsetUnconfirmed !== true && log.logStartOffset < log.localLogStartOffset) {
         // [LSO, LLSO) must be covered by finished remote segments, contiguously.
-        const next = remember ? coveredUpToRemembered(part.remoteMetadata, log.logStartOffset) : coveredUpTo(part.remoteMetadata, log.logStartOffset);
+        const next = remember && cluster.checkCache !== undefined ? coveredUpToRemembered(cluster.checkCache, key, part.remoteMetadata, log.logStartOffset) : coveredUpTo(part.remoteMetadata, log.logStartOffset);
         if (next < log.localLogStartOffset) {
           out.push({
             atMs,
@@ -445,4 +410,76 @@ function coveredByFinished(remote: readonly RemoteSegmentMetadata[], from: numbe
   const finished = remote.filter((m) => m.state === 'COPY_SEGMENT_FINISHED').sort((a, b) => a.baseOffset - b.baseOffset);
   for (const m of finished) if (m.baseOffset <= next && m.endOffset >= next) next = m.endOffset + 1;
   return next > to;
+}
+
+/**
+ * The checks of one change, as a subsystem reports it (`Sim.observe`), against the cluster at
+ * that moment. The kernel records what they find and, for a change to a partition's remote
+ * metadata, raises the partition's version in `checkCache` (so no caller has to remember to).
+ */
+export function checkChange(cluster: ClusterView, change: Change): readonly Violation[] {
+  const atMs = cluster.nowMs;
+  switch (change.kind) {
+    case 'followerAppend': {
+      const part = cluster.partitions[change.key];
+      if (part.leader < 0) return NO_VIOLATIONS;
+      const leader = part.replicaStates[part.leader];
+      return leader === undefined ? NO_VIOLATIONS : checkFollowerAppend(atMs, change.key, change.broker, change.batch, leader.log);
+    }
+    case 'localSegmentDelete': {
+      const part = cluster.partitions[change.key];
+      const r = part.replicaStates[change.broker];
+      return checkLocalDelete(atMs, change.key, change.broker, change.segment, change.logStartOffset, r.highestOffsetInRemoteStorage, change.uploadsRequired, part.remoteMetadata);
+    }
+    case 'remoteSegmentAdded':
+      return NO_VIOLATIONS;
+    case 'remoteSegmentState':
+      return checkRemoteTransition(atMs, change.key, change.segmentId, change.from, change.to);
+    case 'requestSent':
+      return kip1023OnlyForEmptyFollower(cluster, change.msg);
+    case 'responseSent':
+      return listOffsetsWithinLog(cluster, change.msg);
+  }
+}
+
+/**
+ * Invariant kip1023OnlyForEmptyFollower: KIP-1023's ListOffsets(EARLIEST_PENDING_UPLOAD) is
+ * asked only by a follower whose log is empty (docs/protocol.md, "KIP-1023 path"); a
+ * follower with records takes the classic path.
+ */
+function kip1023OnlyForEmptyFollower(cluster: ClusterView, msg: SentMessage): readonly Violation[] {
+  if (msg.api !== 'ListOffsets' || msg.body['timestamp'] !== -6 || typeof msg.source !== 'number') return NO_VIOLATIONS;
+  const broker = msg.source;
+  const end = logEndOffset(cluster.partitions[msg.key].replicaStates[broker].log);
+  if (end === 0) return NO_VIOLATIONS;
+  return [
+    {
+      atMs: cluster.nowMs,
+      invariant: 'kip1023OnlyForEmptyFollower',
+      subject: `${msg.key}@${broker}`,
+      message: `follower ${broker} of ${msg.key} asks ListOffsets -6 (KIP-1023) with records up to offset ${end - 1} in its log; KIP-1023 is for an empty follower only`,
+    },
+  ];
+}
+
+/**
+ * Invariant listOffsetsWithinLog: an offset a leader answers ListOffsets with (other than -1,
+ * none) lies in its log, from its Log-Start-Offset to its Log-End-Offset: offsets below the
+ * Log-Start-Offset no longer exist (UnifiedLog.fetchOffsetByTimestamp).
+ */
+function listOffsetsWithinLog(cluster: ClusterView, msg: SentMessage): readonly Violation[] {
+  const o = msg.body['offset'];
+  if (msg.api !== 'ListOffsets' || msg.body['error'] !== null || typeof o !== 'number' || o < 0 || typeof msg.source !== 'number') return NO_VIOLATIONS;
+  const from = msg.source;
+  const log = cluster.partitions[msg.key].replicaStates[from].log;
+  const end = logEndOffset(log);
+  if (o >= log.logStartOffset && o <= end) return NO_VIOLATIONS;
+  return [
+    {
+      atMs: cluster.nowMs,
+      invariant: 'listOffsetsWithinLog',
+      subject: `${msg.key}@${from}`,
+      message: `leader ${from} of ${msg.key} answers ListOffsets ${String(msg.body['timestamp'])} with offset ${o}, outside its log [${log.logStartOffset}, ${end}]`,
+    },
+  ];
 }

@@ -27,7 +27,7 @@ import { EFFECTS, READ_ONLY_EFFECTS, resumeQuotaWait } from './effects.js';
 import { type Chooser, PinnedChooser, describeEvent, isTimelineEvent } from './choices.js';
 import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from './event-queue.js';
 import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from './facts.js';
-import { type Violation, checkInvariants } from './invariants.js';
+import { type Change, type Violation, checkChange, checkInvariants } from './invariants.js';
 import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from './machines.js';
 import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from './network.js';
 import { pureInitialTransition } from './pure-transition.js';
@@ -438,6 +438,16 @@ export class Kernel implements Sim {
     this.state.violationKeys[k] = true;
     this.state.violations.push(Number.isInteger(v.atMs) ? v : { ...v, atMs: wholeMs(v.atMs) });
     this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
+  }
+
+  /** The checkers' hook (Sim.observe): the change is checked now; a change to remote metadata raises its version. */
+  observe(change: Change): void {
+    if (change.kind === 'remoteSegmentAdded' || (change.kind === 'remoteSegmentState' && change.from !== change.to)) {
+      const versions = this.state.checkCache.remoteVersion;
+      versions[change.key] = (versions[change.key] ?? 0) + 1;
+    }
+    const found = checkChange(this.state, change);
+    for (let i = 0; i < found.length; i++) this.addViolation(found[i]);
   }
 
   // ------------------------------------------------------------------ machines

@@ -38,43 +38,8 @@ export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: numbe
   } else if (msg.api === 'ListOffsets') e.timestamp = msg.body.timestamp;
   else e.leaderEpoch = msg.body.leaderEpoch;
   s.emit(e as unknown as TraceEntry);
-  if (msg.api === 'ListOffsets' && msg.body.timestamp === -6) kip1023OnlyForEmptyFollower(s, broker, key);
+  s.observe({ kind: 'requestSent', msg });
   s.schedule(state.nowMs + hopMs(state, broker, target, key) + lateBy(s, msg), { kind: 'deliver', msg });
-}
-
-/**
- * Invariant kip1023OnlyForEmptyFollower: KIP-1023's ListOffsets(EARLIEST_PENDING_UPLOAD) is
- * asked only by a follower whose log is empty (docs/protocol.md, "KIP-1023 path"); a
- * follower with records takes the classic path.
- */
-function kip1023OnlyForEmptyFollower(s: Sim, broker: number, key: string): void {
-  const end = logEndOffset(replica(s.state, key, broker).log);
-  if (end === 0) return;
-  s.addViolation({
-    atMs: s.state.nowMs,
-    invariant: 'kip1023OnlyForEmptyFollower',
-    subject: `${key}@${broker}`,
-    message: `follower ${broker} of ${key} asks ListOffsets -6 (KIP-1023) with records up to offset ${end - 1} in its log; KIP-1023 is for an empty follower only`,
-  });
-}
-
-/**
- * Invariant listOffsetsWithinLog: an offset a leader answers ListOffsets with (other than -1,
- * none) lies in its log, from its Log-Start-Offset to its Log-End-Offset: offsets below the
- * Log-Start-Offset no longer exist (UnifiedLog.fetchOffsetByTimestamp).
- */
-function listOffsetsWithinLog(s: Sim, msg: ResponseMessage, from: number): void {
-  if (msg.api !== 'ListOffsets' || msg.body.error !== null || msg.body.offset === undefined || msg.body.offset < 0) return;
-  const log = replica(s.state, msg.key, from).log;
-  const end = logEndOffset(log);
-  const o = msg.body.offset;
-  if (o >= log.logStartOffset && o <= end) return;
-  s.addViolation({
-    atMs: s.state.nowMs,
-    invariant: 'listOffsetsWithinLog',
-    subject: `${msg.key}@${from}`,
-    message: `leader ${from} of ${msg.key} answers ListOffsets ${String(msg.body.timestamp)} with offset ${o}, outside its log [${log.logStartOffset}, ${end}]`,
-  });
 }
 
 /**
@@ -271,7 +236,7 @@ export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api
     requestId: request.requestId,
     body,
   } as ResponseMessage;
-  listOffsetsWithinLog(s, msg, from);
+  s.observe({ kind: 'responseSent', msg });
   transmit(s, msg, messageBytes(msg), hopMs(s.state, from, request.source, request.key) + lateBy(s, msg));
 }
 

@@ -13,7 +13,6 @@ import { bugOn } from '../util/bugs.js';
 import type { Sim } from './context.js';
 import { changeStoredBytes } from './costs.js';
 import { replica, walEnabled } from './facts.js';
-import { checkFollowerAppend } from './invariants.js';
 import type { ReplicaState } from './state.js';
 
 /** The bytes held in local logs (all replicas) changed: the broker-disk storage follows. */
@@ -38,7 +37,6 @@ export function appendAsFollower(s: Sim, broker: number, key: string, batches: r
   const part = state.partitions[key];
   const r = replica(state, key, broker);
   const cfg = state.topicConfigs[part.topic];
-  const leaderLog = part.leader >= 0 ? replica(state, key, part.leader).log : undefined;
   let records = 0;
   let bytes = 0;
   for (const b of batches) {
@@ -48,7 +46,7 @@ export function appendAsFollower(s: Sim, broker: number, key: string, batches: r
     }
     records += b.lastOffset - b.baseOffset + 1;
     bytes += b.bytes;
-    if (leaderLog !== undefined) for (const v of checkFollowerAppend(now, key, broker, b, leaderLog)) s.addViolation(v);
+    s.observe({ kind: 'followerAppend', key, broker, batch: b });
   }
   localLogBytesChanged(s, bytes);
   return { records, bytes };

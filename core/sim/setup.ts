@@ -75,6 +75,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     storeGroups: {},
     nextSegmentSeq: 1,
     watch: { committed: {}, leaderEpoch: {}, highestOffsetInRemoteStorage: {} },
+    checkCache: { remoteVersion: {}, coverage: {} },
     produceLatencies: { acks0: [], acks1: [], acksAll: [] },
     violations: [],
     violationKeys: {},

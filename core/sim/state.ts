@@ -16,7 +16,7 @@ import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object
 import { assert } from '../util/assert.js';
 import type { CrossZoneBytes, StoreCounters, Usage } from './costs.js';
 import type { EventQueue } from './event-queue.js';
-import type { InvariantWatch, Violation } from './invariants.js';
+import type { CheckCache, InvariantWatch, Violation } from './observed.js';
 import type { PrngState } from './prng.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 
@@ -363,6 +363,8 @@ export interface KernelState {
   nextSegmentSeq: number;
   /** What the invariants remember between steps (core/sim/invariants.ts owns it). */
   watch: InvariantWatch;
+  /** The checkers' bookkeeping (core/sim/observed.ts): checkpointed, left out of the state key. */
+  checkCache: CheckCache;
   /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
   /** Consumer Fetches waiting for a remote read (or for the segment's offset index first), by message id. */

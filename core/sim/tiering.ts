@@ -16,7 +16,6 @@ import { type BatchRun, batchesOfRuns } from '../domain/batch.js';
 import { assert } from '../util/assert.js';
 import type { Sim } from './context.js';
 import { metadataReady, replica, uploadsRequired } from './facts.js';
-import { checkLocalDelete, checkRemoteTransition, remoteMetadataChanged } from './invariants.js';
 import { changeLocalLog, localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import type { KernelEventOf, SegmentObjectKind } from './state.js';
@@ -95,7 +94,7 @@ export function startCopy(s: Sim, broker: number, key: string, requestId: number
     batchIndex: batchIndexOf(seg.batches),
   };
   part.remoteMetadata.push(meta);
-  remoteMetadataChanged(part.remoteMetadata);
+  s.observe({ kind: 'remoteSegmentAdded', key, segmentId });
   s.emit({ atMs: state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
   const objects = segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
   state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
@@ -212,7 +211,7 @@ export function deleteLocalSegments(s: Sim, broker: number, key: string, segment
     const first = r.log.segments[0];
     if (r.log.segments.length < 2 || first.baseOffset !== range.baseOffset) break;
     const start = Math.max(r.log.logStartOffset, leaderStart);
-    for (const v of checkLocalDelete(now, key, broker, first, start, r.highestOffsetInRemoteStorage, isTiered, part.remoteMetadata)) s.addViolation(v);
+    s.observe({ kind: 'localSegmentDelete', key, broker, segment: first, logStartOffset: start, uploadsRequired: isTiered });
     r.log.segments.shift();
     localLogBytesChanged(s, -first.bytes);
     s.emit({
@@ -247,11 +246,10 @@ export function setRemoteSegmentState(s: Sim, key: string, segmentId: string, to
   const part = s.state.partitions[key];
   const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
   assert(meta !== undefined, `remote segment ${segmentId} of ${key} exists`);
-  for (const v of checkRemoteTransition(s.state.nowMs, key, segmentId, meta.state, to)) s.addViolation(v);
   const from = meta.state;
+  s.observe({ kind: 'remoteSegmentState', key, segmentId, from, to });
   if (from === to) return; // an idempotent re-publish: nothing changes
   meta.state = to;
-  remoteMetadataChanged(part.remoteMetadata);
   s.emit({ atMs: s.state.nowMs, type: 'remoteMetadata', action: 'stateChanged', topic: part.topic, partition: part.partition, segmentId, from, to, baseOffset: meta.baseOffset, endOffset: meta.endOffset });
 }
 
