@@ -3,8 +3,8 @@
  * pure transition, or the same transition computed by core/sim/fast-transition.ts), and the
  * types that join machine and kernel: the events each machine takes and the effects it
  * declares in its `setup()`. The effect types are read off the machine definitions, so
- * a declared effect the kernel does not interpret, or a parameter it does not read, fails
- * to compile (core/sim/effects/).
+ * a declared effect the kernel does not interpret fails to compile (core/sim/effects.ts),
+ * and a parameter it does not read fails test/effect-params.test.ts.
  */
 import type { AnyMachineSnapshot, StateMachine } from 'xstate';
 import { type FollowerFetcherEvent, followerFetcherMachine } from '../machines/follower-fetcher.js';

@@ -1,0 +1,49 @@
+/**
+ * The README's layout section matches the tree: every folder it names exists, and every
+ * top-level folder of the repository (but the installed and generated ones) is named in it.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(__dirname, '..');
+const GENERATED = new Set(['node_modules', 'dist', 'test-results', 'playwright-report', 'coverage', 'explore-failures', '.git', '.trace-out', '.shots']);
+
+function layoutBlock(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('## Layout');
+  expect(at, 'README has a "## Layout" section').toBeGreaterThanOrEqual(0);
+  const open = readme.indexOf('```', at);
+  const close = readme.indexOf('```', open + 3);
+  return readme.slice(readme.indexOf('\n', open) + 1, close).split('\n');
+}
+
+/** The folders the block names: a top-level `name/` at the line start, its children indented under it. */
+function namedFolders(lines: string[]): string[] {
+  const out: string[] = [];
+  let parent = '';
+  for (const line of lines) {
+    const m = /^( *)(\.?[a-z0-9-]+)\//.exec(line);
+    if (m === null) continue;
+    if (m[1].length === 0) {
+      parent = m[2];
+      out.push(parent);
+    } else out.push(`${parent}/${m[2]}`);
+  }
+  return out;
+}
+
+describe("the README's layout", () => {
+  const named = namedFolders(layoutBlock());
+
+  it('names only folders that exist', () => {
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((f) => !existsSync(join(ROOT, f)) || !statSync(join(ROOT, f)).isDirectory())).toEqual([]);
+  });
+
+  it('names every top-level folder of the repository, and every folder of core/, src/ and web/', () => {
+    const top = readdirSync(ROOT).filter((f) => statSync(join(ROOT, f)).isDirectory() && !GENERATED.has(f));
+    const inner = ['core', 'src', 'web'].flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => statSync(join(ROOT, d, f)).isDirectory()).map((f) => `${d}/${f}`));
+    expect([...top, ...inner].filter((f) => !named.includes(f))).toEqual([]);
+  });
+});
