@@ -7,7 +7,15 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '..');
-const GENERATED = new Set(['node_modules', 'dist', 'test-results', 'playwright-report', 'coverage', 'explore-failures', '.git', '.trace-out', '.shots']);
+/** Folders a run or an install makes: git's own and what .gitignore names as a folder. */
+const GENERATED = new Set([
+  '.git',
+  ...readFileSync(join(ROOT, '.gitignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.endsWith('/'))
+    .map((l) => l.slice(0, -1)),
+]);
 
 function layoutBlock(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
