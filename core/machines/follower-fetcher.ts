@@ -10,7 +10,7 @@
  * start a backoff timer, truncate the log, read an object) and receives their outcomes
  * as events. Facts about the local log arrive in the events (`replica`).
  */
-import { and, assign, not, or, setup } from 'xstate';
+import { and, assertEvent, assign, not, or, setup } from 'xstate';
 import type { ListOffsetsTimestamp } from '../domain/protocol.js';
 import { type EpochEntry, divergenceTruncationOffset, latestEpoch, latestEpochAfterTruncation } from '../domain/leader-epoch-cache.js';
 import type { ProducerEntry } from '../domain/producer-state.js';
@@ -75,12 +75,13 @@ const fetcher = setup({
      * these errors at offset 0: the leader's log start or local log start is above 0.)
      */
     isKip1023Eligible: ({ event }) => {
-      const r = (event as Ev<'fetch.responded'>).replica;
+      assertEvent(event, 'fetch.responded');
+      const r = event.replica;
       return r.lastTieredOffsetEnabled && r.tiered && !r.compacted && (r.logEndOffset === 0 || bugOn('kip1023ForNonEmpty'));
     },
     isLeaderBehindFollower: ({ event }) => {
-      const e = event as Ev<'listOffsets.responded'>;
-      return e.offset < e.replica.logEndOffset;
+      assertEvent(event, 'listOffsets.responded');
+      return event.offset < event.replica.logEndOffset;
     },
     isEpuoUnknownAndTieredOnlyExists: ({ context }) =>
       context.earliestPendingUploadOffset === -1 && context.leaderLocalLogStartOffset !== context.leaderLogStartOffset,
@@ -142,7 +143,10 @@ function awaitAnswer<E extends Answer>(entry: StateConfig['entry'], event: E, ca
 
 /** Keeps the leader's error, for the backoff's reason and the output. */
 function recordError() {
-  return fetcher.assign(({ event }) => ({ lastError: (event as Ev<'fetch.responded' | LeaderReply>).error }));
+  return fetcher.assign(({ event }) => {
+    assertEvent(event, ['fetch.responded', 'listOffsets.responded', 'offsetsForLeaderEpoch.responded']);
+    return { lastError: event.error };
+  });
 }
 
 /**

@@ -9,7 +9,7 @@
  * Pure: the kernel passes a view of the leader's log with each event and executes the
  * named effects (respond, append, park a fetch, set the high watermark).
  */
-import { assign, enqueueActions, setup } from 'xstate';
+import { assertEvent, assign, setup } from 'xstate';
 import { type LeaderView, decideFollowerFetch, listOffsetsAnswer } from '../domain/leader-rules.js';
 import type { KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Rule } from '../domain/rules.js';
@@ -179,101 +179,123 @@ function isDiverging(e: Ev<'fetch.received'>): boolean {
   return e.lastFetchedEpochEnd.leaderEpoch < e.lastFetchedEpoch || e.lastFetchedEpochEnd.endOffset < e.fetchOffset;
 }
 
+/**
+ * The effects the leader declares: named, with typed params, executed by the kernel
+ * (core/sim/effects.ts). The actions below that enqueue them are bound to this setup, so
+ * what they enqueue is typed against it (XState's setup().enqueueActions).
+ */
+const effects = {
+  /** Effect: answer a follower Fetch; with no error the kernel reads records from fetchOffset. */
+  respondFetch: (_: unknown, _p: { msgId: number; error: KafkaError | null; rule: Rule; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null }) => {},
+  /** Effect: hold a Fetch with no new data until data arrives or replica.fetch.wait.max.ms. */
+  parkFetch: (_: unknown, _p: { msgId: number }) => {},
+  respondListOffsets: (_: unknown, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: Rule }) => {},
+  respondOffsetsForLeaderEpoch: (_: unknown, _p: { msgId: number; error: KafkaError | null; requestedEpoch: number }) => {},
+  /** Effect: append a produce as leader in the current epoch. */
+  appendAsLeader: (_: unknown, _p: { msgId: number; records: number; acks: Acks }) => {},
+  /** Effect: refuse a produce. */
+  rejectProduce: (_: unknown, _p: { error: KafkaError; rule: Rule }) => {},
+  /** Effect: set the leader's high watermark (never lowered). */
+  advanceHighWatermark: (_: unknown, _p: { highWatermark: number }) => {},
+  /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
+  startIsrCheckTimer: (_: unknown, _p: { timerId: number }) => {},
+  /** Effect: record an ISR change. */
+  isrChanged: (_: unknown, _p: { isr: number[]; added: number[]; removed: number[]; rule: Rule }) => {},
+};
+
+const types = {
+  context: {} as LeaderPartitionContext,
+  events: {} as LeaderPartitionEvent,
+  input: {} as { broker: number; topic: string; partition: number },
+};
+
+const leader = setup({ types, actions: effects });
+
+const recordFollowerFetch = leader.assign(({ context, event }) => {
+  assertEvent(event, 'fetch.received');
+  const e = event;
+  const prev = (context.followers as Record<number, FollowerProgress | undefined>)[e.from];
+  // Kafka's Replica.updateFetchState: caught up now if the fetch reaches the leader's
+  // LEO; otherwise caught up as of the previous fetch if it reaches the LEO of then.
+  // A replica the leader has no state for starts as Kafka's ReplicaState.Empty: never caught up.
+  let lastCaughtUpMs = prev?.lastCaughtUpMs ?? NEVER;
+  if (e.fetchOffset >= e.view.logEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, e.nowMs);
+  else if (prev !== undefined && e.fetchOffset >= prev.lastFetchLeaderLogEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, prev.lastFetchMs);
+  // A copy with the one follower replaced (broker ids are integer keys, in ascending
+  // order either way). Spread, then the broker id as a number: a computed string key
+  // in the literal takes V8's slow path, on the most frequent event of a run.
+  const followers: Record<number, FollowerProgress> = { ...context.followers };
+  const lastFetchLeaderLogEndOffset = prev === undefined ? e.view.logEndOffset : Math.max(e.view.logEndOffset, prev.lastFetchLeaderLogEndOffset);
+  followers[e.from] = { logEndOffset: e.fetchOffset, lastCaughtUpMs, lastFetchMs: e.nowMs, lastFetchLeaderLogEndOffset };
+  return { followers: followers as Record<string, FollowerProgress> };
+});
+
+/** Kafka's maybeShrinkIsr: drop followers not caught up within replica.lag.time.max.ms. */
+const maybeShrinkIsr = leader.enqueueActions(({ context, event, enqueue }) => {
+  assertEvent(event, 'isr.check');
+  const e = event;
+  const removed = context.isr.filter((b) => {
+    if (b === context.broker) return false;
+    const f = context.followers[String(b)];
+    return f === undefined || !isCaughtUp(f, e.view.logEndOffset, e.nowMs, e.lagTimeMaxMs);
+  });
+  if (removed.length === 0) return;
+  const isr = context.isr.filter((b) => !removed.includes(b));
+  enqueue.assign({ isr });
+  enqueue({ type: 'isrChanged', params: { isr, added: [], removed, rule: 'followerLagging' } });
+  const hw = highWatermarkOf(context, isr, e.view.logEndOffset, e);
+  if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } });
+});
+
+const scheduleIsrCheck = leader.enqueueActions(({ context, enqueue }) => {
+  const timerId = context.isrCheckTimer + 1;
+  enqueue.assign({ isrCheckTimer: timerId });
+  enqueue({ type: 'startIsrCheckTimer', params: { timerId } });
+});
+
+/** A follower joins the ISR once its log end reaches the HW and the current epoch's start. */
+const maybeExpandIsr = leader.enqueueActions(({ context, event, enqueue }) => {
+  assertEvent(event, 'fetch.received');
+  if (!isFollowerCaughtUpToJoinIsr(context, event)) return;
+  const isr = [...context.isr, event.from].sort((a, b) => a - b);
+  enqueue.assign({ isr });
+  enqueue({ type: 'isrChanged', params: { isr, added: [event.from], removed: [], rule: 'followerCaughtUp' } });
+});
+
+const advanceHighWatermarkIfAlone = leader.enqueueActions(({ context, event, enqueue }) => {
+  assertEvent(event, 'leadership.assumed');
+  if (event.isr.length === 1 && event.isr[0] === context.broker && event.minIsr <= 1) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: event.logEndOffset } });
+});
+
+const maybeAdvanceHighWatermark = leader.enqueueActions(({ context, event, enqueue }) => {
+  assertEvent(event, ['fetch.received', 'partition.updated']);
+  const hw = highWatermarkOf(context, context.isr, event.view.logEndOffset, event);
+  if (hw > event.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } });
+});
+
 export const leaderPartitionMachine = setup({
-  types: {
-    context: {} as LeaderPartitionContext,
-    events: {} as LeaderPartitionEvent,
-    input: {} as { broker: number; topic: string; partition: number },
-  },
-  actions: {
-    /** Effect: answer a follower Fetch; with no error the kernel reads records from fetchOffset. */
-    respondFetch: (_, _p: { msgId: number; error: KafkaError | null; rule: Rule; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null }) => {},
-    /** Effect: hold a Fetch with no new data until data arrives or replica.fetch.wait.max.ms. */
-    parkFetch: (_, _p: { msgId: number }) => {},
-    respondListOffsets: (_, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: Rule }) => {},
-    respondOffsetsForLeaderEpoch: (_, _p: { msgId: number; error: KafkaError | null; requestedEpoch: number }) => {},
-    /** Effect: append a produce as leader in the current epoch. */
-    appendAsLeader: (_, _p: { msgId: number; records: number; acks: Acks }) => {},
-    /** Effect: refuse a produce. */
-    rejectProduce: (_, _p: { error: KafkaError; rule: Rule }) => {},
-    /** Effect: set the leader's high watermark (never lowered). */
-    advanceHighWatermark: (_, _p: { highWatermark: number }) => {},
-    /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
-    startIsrCheckTimer: (_, _p: { timerId: number }) => {},
-    /** Effect: record an ISR change. */
-    isrChanged: (_, _p: { isr: number[]; added: number[]; removed: number[]; rule: Rule }) => {},
-    recordFollowerFetch: assign(({ context, event }) => {
-      const e = event as Ev<'fetch.received'>;
-      const prev = (context.followers as Record<number, FollowerProgress | undefined>)[e.from];
-      // Kafka's Replica.updateFetchState: caught up now if the fetch reaches the leader's
-      // LEO; otherwise caught up as of the previous fetch if it reaches the LEO of then.
-      // A replica the leader has no state for starts as Kafka's ReplicaState.Empty: never caught up.
-      let lastCaughtUpMs = prev?.lastCaughtUpMs ?? NEVER;
-      if (e.fetchOffset >= e.view.logEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, e.nowMs);
-      else if (prev !== undefined && e.fetchOffset >= prev.lastFetchLeaderLogEndOffset) lastCaughtUpMs = Math.max(lastCaughtUpMs, prev.lastFetchMs);
-      // A copy with the one follower replaced (broker ids are integer keys, in ascending
-      // order either way). Spread, then the broker id as a number: a computed string key
-      // in the literal takes V8's slow path, on the most frequent event of a run.
-      const followers: Record<number, FollowerProgress> = { ...context.followers };
-      const lastFetchLeaderLogEndOffset = prev === undefined ? e.view.logEndOffset : Math.max(e.view.logEndOffset, prev.lastFetchLeaderLogEndOffset);
-      followers[e.from] = { logEndOffset: e.fetchOffset, lastCaughtUpMs, lastFetchMs: e.nowMs, lastFetchLeaderLogEndOffset };
-      return { followers: followers as Record<string, FollowerProgress> };
-    }),
-    /** Kafka's maybeShrinkIsr: drop followers not caught up within replica.lag.time.max.ms. */
-    maybeShrinkIsr: enqueueActions(({ context: ctx, event, enqueue }) => {
-      const context = ctx as LeaderPartitionContext;
-      const e = event as Ev<'isr.check'>;
-      const removed = context.isr.filter((b) => {
-        if (b === context.broker) return false;
-        const f = context.followers[String(b)];
-        return f === undefined || !isCaughtUp(f, e.view.logEndOffset, e.nowMs, e.lagTimeMaxMs);
-      });
-      if (removed.length === 0) return;
-      const isr = context.isr.filter((b) => !removed.includes(b));
-      enqueue.assign({ isr });
-      enqueue({ type: 'isrChanged', params: { isr, added: [], removed, rule: 'followerLagging' } } as never);
-      const hw = highWatermarkOf(context, isr, e.view.logEndOffset, e);
-      if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
-    }) as never,
-    scheduleIsrCheck: enqueueActions(({ context: ctx, enqueue }) => {
-      const context = ctx as LeaderPartitionContext;
-      const timerId = context.isrCheckTimer + 1;
-      enqueue.assign({ isrCheckTimer: timerId });
-      enqueue({ type: 'startIsrCheckTimer', params: { timerId } } as never);
-    }) as never,
-    /** A follower joins the ISR once its log end reaches the HW and the current epoch's start. */
-    maybeExpandIsr: enqueueActions(({ context: ctx, event, enqueue }) => {
-      const context = ctx as LeaderPartitionContext;
-      const e = event as Ev<'fetch.received'>;
-      if (!isFollowerCaughtUpToJoinIsr(context, e)) return;
-      const isr = [...context.isr, e.from].sort((a, b) => a - b);
-      enqueue.assign({ isr });
-      // Sibling actions of one setup() are not typed inside enqueueActions; the kernel checks the shape.
-      enqueue({ type: 'isrChanged', params: { isr, added: [e.from], removed: [], rule: 'followerCaughtUp' } } as never);
-    }) as never,
-    advanceHighWatermarkIfAlone: enqueueActions(({ context: ctx, event, enqueue }) => {
-      const context = ctx as LeaderPartitionContext;
-      const e = event as Ev<'leadership.assumed'>;
-      if (e.isr.length === 1 && e.isr[0] === context.broker && e.minIsr <= 1) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: e.logEndOffset } } as never);
-    }) as never,
-    maybeAdvanceHighWatermark: enqueueActions(({ context: ctx, event, enqueue }) => {
-      const context = ctx as LeaderPartitionContext;
-      const e = event as Ev<'fetch.received'>;
-      const hw = highWatermarkOf(context, context.isr, e.view.logEndOffset, e);
-      if (hw > e.view.highWatermark) enqueue({ type: 'advanceHighWatermark', params: { highWatermark: hw } } as never);
-    }) as never,
-  },
+  types,
+  actions: { ...effects, recordFollowerFetch, maybeShrinkIsr, scheduleIsrCheck, maybeExpandIsr, advanceHighWatermarkIfAlone, maybeAdvanceHighWatermark },
   guards: {
-    hasEpochError: ({ context, event }) => epochError(context.leaderEpoch, (event as Ev<'fetch.received'>).currentLeaderEpoch) !== null,
-    isUnknownFetchedEpoch: ({ event }) => isUnknownFetchedEpoch(event as Ev<'fetch.received'>),
-    isBelowLogStart: ({ event }) => {
-      const e = event as Ev<'fetch.received'>;
-      return e.fetchOffset < e.view.logStartOffset;
+    hasEpochError: ({ context, event }) => {
+      assertEvent(event, 'fetch.received');
+      return epochError(context.leaderEpoch, event.currentLeaderEpoch) !== null;
     },
-    isDivergingEpoch: ({ event }) => isDiverging(event as Ev<'fetch.received'>),
+    isUnknownFetchedEpoch: ({ event }) => {
+      assertEvent(event, 'fetch.received');
+      return isUnknownFetchedEpoch(event);
+    },
+    isBelowLogStart: ({ event }) => {
+      assertEvent(event, 'fetch.received');
+      return event.fetchOffset < event.view.logStartOffset;
+    },
+    isDivergingEpoch: ({ event }) => {
+      assertEvent(event, 'fetch.received');
+      return isDiverging(event);
+    },
     isFetchError: ({ event }) => {
-      const e = event as Ev<'fetch.received'>;
-      return decideFollowerFetch(e.view, e.fetchOffset).error !== null;
+      assertEvent(event, 'fetch.received');
+      return decideFollowerFetch(event.view, event.fetchOffset).error !== null;
     },
     /**
      * Not enough to return yet (fewer than replica.fetch.min.bytes; with Kafka's default, no
@@ -281,12 +303,12 @@ export const leaderPartitionMachine = setup({
      * unless it has waited long enough.
      */
     hasNoNewData: ({ event }) => {
-      const e = event as Ev<'fetch.received'>;
-      return !e.waitExpired && !(e.enoughData ?? e.fetchOffset < e.view.logEndOffset);
+      assertEvent(event, 'fetch.received');
+      return !event.waitExpired && !(event.enoughData ?? event.fetchOffset < event.view.logEndOffset);
     },
     hasNotEnoughReplicas: ({ context, event }) => {
-      const e = event as Ev<'produce.received'>;
-      return e.acks === 'all' && context.isr.length < e.minIsr;
+      assertEvent(event, 'produce.received');
+      return event.acks === 'all' && context.isr.length < event.minIsr;
     },
   },
 }).createMachine({

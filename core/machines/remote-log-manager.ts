@@ -23,7 +23,7 @@
  * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
  * pure functions of domain/retention.ts.
  */
-import { and, assign, enqueueActions, not, setup } from 'xstate';
+import { and, assertEvent, assign, not, setup } from 'xstate';
 import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
 import type { Rule } from '../domain/rules.js';
 
@@ -89,86 +89,111 @@ export type RemoteLogManagerEvent =
   | { type: 'rlm.copyCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null }
   | { type: 'rlm.deleteCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null };
 
-type TaskDue = Extract<RemoteLogManagerEvent, { type: 'rlm.taskDue' }>;
-
 /** Where an expiry pass puts Log-Start-Offset: past the last segment expiring by time or size, or -1. */
 function retentionLogStart(expired: RlmFacts['remoteExpired']): number {
   let offset = -1;
   for (const x of expired) if ((x.rule === 'retentionMs' || x.rule === 'retentionBytes') && x.endOffset + 1 > offset) offset = x.endOffset + 1;
   return offset;
 }
-type Step = Extract<RemoteLogManagerEvent, { type: 'rlm.step' }>;
+
+/**
+ * The effects the remote log manager declares: named, with typed params, executed by the
+ * kernel (core/sim/effects.ts). The actions below that enqueue them are bound to this setup,
+ * so what they enqueue is typed against it (XState's setup().enqueueActions).
+ */
+const effects = {
+  /** Effect: fire `rlm.taskDue` now or after remote.log.manager.task.interval.ms. */
+  scheduleTask: (_: unknown, _p: { timerId: number; after: 'now' | 'interval' }) => {},
+  /** Effect: deliver `rlm.step` with fresh facts at the current time. */
+  requestStep: (_: unknown, _p: { requestId: number }) => {},
+  /** Effect: raise the broker's in-memory highestOffsetInRemoteStorage (never lowered). */
+  updateHighestOffsetInRemoteStorage: (_: unknown, _p: { offset: number }) => {},
+  /** Effect: raise Log-Start-Offset (never lowered) to where remote data still listed starts. */
+  updateLogStartOffsetOnBecomingLeader: (_: unknown, _p: { offset: number }) => {},
+  /** Effect: COPY_SEGMENT_STARTED, then upload the segment, its offset index, producer snapshot and leader-epoch checkpoint. */
+  startCopy: (_: unknown, _p: { requestId: number; baseOffset: number; endOffset: number }) => {},
+  /** Effect: COPY_SEGMENT_FINISHED and Ry = endOffset. */
+  finishCopy: (_: unknown, _p: { segmentId: string; endOffset: number }) => {},
+  /** Effect: a failed copy: DELETE_SEGMENT_STARTED and delete the partial objects. */
+  abortCopy: (_: unknown, _p: { requestId: number; segmentId: string; error: string | null }) => {},
+  /**
+   * Effect: before an expiry pass deletes anything, raise Log-Start-Offset once, to the
+   * end + 1 of the last segment expiring by time or size (never lowered; -1 when none does).
+   * Kafka: RLMExpirationTask.handleLogStartOffsetUpdate.
+   */
+  raiseLogStartOffsetForRetention: (_: unknown, _p: { offset: number }) => {},
+  /** Effect: DELETE_SEGMENT_STARTED and delete an expired segment's objects. */
+  startRemoteDelete: (_: unknown, _p: { requestId: number; segmentId: string; rule: RemoteExpiryRule }) => {},
+  /** Effect: DELETE_SEGMENT_FINISHED. */
+  finishRemoteDelete: (_: unknown, _p: { segmentId: string }) => {},
+  /** Effect: delete uploaded local segments (advances Local-Log-Start-Offset, never LSO of a tiered topic). */
+  deleteLocalSegments: (_: unknown, _p: { segments: SegmentRange[] }) => {},
+  /** Effect: roll the active segment so it can be uploaded. */
+  rollActiveSegment: (_: unknown, _p: Record<string, never>) => {},
+  explain: (_: unknown, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
+};
+
+const types = {
+  context: {} as RemoteLogManagerContext,
+  events: {} as RemoteLogManagerEvent,
+  input: {} as { broker: number; topic: string; partition: number },
+};
+
+const rlm = setup({ types, actions: effects });
+
+const scheduleNextRun = rlm.enqueueActions(({ context, enqueue }) => {
+  const timerId = context.nextId;
+  enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
+  enqueue({ type: 'scheduleTask', params: { timerId, after: 'interval' } });
+});
+
+const nextStep = rlm.enqueueActions(({ context, enqueue }) => {
+  const requestId = context.nextId;
+  enqueue.assign({ awaiting: requestId, nextId: requestId + 1 });
+  enqueue({ type: 'requestStep', params: { requestId } });
+});
 
 export const remoteLogManagerMachine = setup({
-  types: {
-    context: {} as RemoteLogManagerContext,
-    events: {} as RemoteLogManagerEvent,
-    input: {} as { broker: number; topic: string; partition: number },
-  },
-  actions: {
-    /** Effect: fire `rlm.taskDue` now or after remote.log.manager.task.interval.ms. */
-    scheduleTask: (_, _p: { timerId: number; after: 'now' | 'interval' }) => {},
-    /** Effect: deliver `rlm.step` with fresh facts at the current time. */
-    requestStep: (_, _p: { requestId: number }) => {},
-    /** Effect: raise the broker's in-memory highestOffsetInRemoteStorage (never lowered). */
-    updateHighestOffsetInRemoteStorage: (_, _p: { offset: number }) => {},
-    /** Effect: raise Log-Start-Offset (never lowered) to where remote data still listed starts. */
-    updateLogStartOffsetOnBecomingLeader: (_, _p: { offset: number }) => {},
-    /** Effect: COPY_SEGMENT_STARTED, then upload the segment, its offset index, producer snapshot and leader-epoch checkpoint. */
-    startCopy: (_, _p: { requestId: number; baseOffset: number; endOffset: number }) => {},
-    /** Effect: COPY_SEGMENT_FINISHED and Ry = endOffset. */
-    finishCopy: (_, _p: { segmentId: string; endOffset: number }) => {},
-    /** Effect: a failed copy: DELETE_SEGMENT_STARTED and delete the partial objects. */
-    abortCopy: (_, _p: { requestId: number; segmentId: string; error: string | null }) => {},
-    /**
-     * Effect: before an expiry pass deletes anything, raise Log-Start-Offset once, to the
-     * end + 1 of the last segment expiring by time or size (never lowered; -1 when none does).
-     * Kafka: RLMExpirationTask.handleLogStartOffsetUpdate.
-     */
-    raiseLogStartOffsetForRetention: (_, _p: { offset: number }) => {},
-    /** Effect: DELETE_SEGMENT_STARTED and delete an expired segment's objects. */
-    startRemoteDelete: (_, _p: { requestId: number; segmentId: string; rule: RemoteExpiryRule }) => {},
-    /** Effect: DELETE_SEGMENT_FINISHED. */
-    finishRemoteDelete: (_, _p: { segmentId: string }) => {},
-    /** Effect: delete uploaded local segments (advances Local-Log-Start-Offset, never LSO of a tiered topic). */
-    deleteLocalSegments: (_, _p: { segments: SegmentRange[] }) => {},
-    /** Effect: roll the active segment so it can be uploaded. */
-    rollActiveSegment: (_, _p: undefined) => {},
-    explain: (_, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
-    scheduleNextRun: enqueueActions(({ context, enqueue }) => {
-      const timerId = context.nextId;
-      enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
-      enqueue({ type: 'scheduleTask', params: { timerId, after: 'interval' } } as never);
-    }) as never,
-    nextStep: enqueueActions(({ context, enqueue }) => {
-      const requestId = context.nextId;
-      enqueue.assign({ awaiting: requestId, nextId: requestId + 1 });
-      enqueue({ type: 'requestStep', params: { requestId } } as never);
-    }) as never,
-  },
+  types,
+  actions: { ...effects, scheduleNextRun, nextStep },
   guards: {
     isAwaited: ({ context, event }) => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1) === context.awaiting,
-    isMetadataLoading: ({ event }) => !(event as TaskDue).metadataReady,
+    isMetadataLoading: ({ event }) => {
+      assertEvent(event, 'rlm.taskDue');
+      return !event.metadataReady;
+    },
     // Kafka runs maybeUpdateLogStartOffsetOnBecomingLeader in the copy task only, so not
     // with remote.log.copy.disable (no copy task), and retries it while the metadata loads.
-    findsLogStartOffset: ({ context, event }) => {
-      const e = event as TaskDue;
+    findsLogStartOffset: ({ context, event: e }) => {
+      assertEvent(e, 'rlm.taskDue');
       return context.role === 'leader' && e.tiered && !e.copyDisabled && !context.logStartOffsetUpdated;
     },
-    learnsHigherOffset: ({ context, event }) => {
-      const e = event as TaskDue;
+    learnsHigherOffset: ({ context, event: e }) => {
+      assertEvent(e, 'rlm.taskDue');
       if (context.role === 'leader' && e.copyDisabled) return false;
       return e.highestRemoteOffset > e.highestOffsetInRemoteStorage;
     },
-    shouldRollActive: ({ event }) => (event as Step).rollActive,
-    canCopy: ({ context, event }) => {
-      const e = event as Step;
+    shouldRollActive: ({ event }) => {
+      assertEvent(event, 'rlm.step');
+      return event.rollActive;
+    },
+    canCopy: ({ context, event: e }) => {
+      assertEvent(e, 'rlm.step');
       return context.role === 'leader' && e.tiered && !e.copyDisabled && e.metadataReady && e.candidate !== null;
     },
-    hasLocalDeletable: ({ event }) => (event as Step).localDeletable.length > 0,
-    hasRemoteExpired: ({ context, event }) => context.role === 'leader' && (event as Step).remoteExpired.length > 0,
+    hasLocalDeletable: ({ event }) => {
+      assertEvent(event, 'rlm.step');
+      return event.localDeletable.length > 0;
+    },
+    hasRemoteExpired: ({ context, event }) => {
+      assertEvent(event, 'rlm.step');
+      return context.role === 'leader' && event.remoteExpired.length > 0;
+    },
     hasMoreExpiring: ({ context }) => context.expiring.length > 0,
-    isOk: ({ event }) => (event as { ok: boolean }).ok,
+    isOk: ({ event }) => {
+      assertEvent(event, ['rlm.copyCompleted', 'rlm.deleteCompleted']);
+      return event.ok;
+    },
   },
 }).createMachine({
   id: 'remoteLogManager',
@@ -246,7 +271,7 @@ export const remoteLogManagerMachine = setup({
           { guard: not('isAwaited') },
           {
             guard: 'shouldRollActive',
-            actions: ['rollActiveSegment', { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
+            actions: [{ type: 'rollActiveSegment', params: {} }, { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
           },
           {
             guard: 'hasLocalDeletable',

@@ -15,7 +15,7 @@
  * Pure: the kernel passes chunk descriptions and log facts in events and runs the effects
  * (GET a chunk, append it, start a retry timer, report the tail synced).
  */
-import { assign, setup } from 'xstate';
+import { assertEvent, assign, setup } from 'xstate';
 import { bugOn } from '../util/bugs.js';
 import type { Rule } from '../domain/rules.js';
 
@@ -65,8 +65,6 @@ export type WalReplicaEvent =
   | { type: 'wal.chunkRead'; requestId: number; ok: boolean; error: string | null }
   | { type: 'wal.retry'; timerId: number }
   | { type: 'wal.syncTail' };
-
-type Ev<T extends WalReplicaEvent['type']> = Extract<WalReplicaEvent, { type: T }>;
 
 /** The chunk that continues the log: it holds the log end offset, in a current epoch. */
 export function applicableChunk(c: Pick<WalReplicaContext, 'chunks' | 'logEndOffset' | 'leaderEpoch'>): WalChunkRef | undefined {
@@ -243,7 +241,10 @@ export const walReplicaMachine = setup({
         assign(({ context }) => ({ awaiting: context.nextId, nextId: context.nextId + 1, current: null })),
         {
           type: 'startRetryTimer',
-          params: ({ context, event }) => ({ timerId: context.awaiting, reason: `fast store read failed: ${(event as Ev<'wal.chunkRead'>).error ?? 'error'}` }),
+          params: ({ context, event }) => {
+            assertEvent(event, 'wal.chunkRead');
+            return { timerId: context.awaiting, reason: `fast store read failed: ${event.error ?? 'error'}` };
+          },
         },
       ],
       on: {

@@ -43,11 +43,20 @@ type DeclaredActions<M> =
 
 /**
  * The effects of a machine: its declared actions whose params have a type. An action the
- * machine implements itself (an `assign`, an `enqueueActions`) has untyped params and never
- * reaches the kernel; an effect without parameters declares `params: NoParams`.
+ * machine implements itself (an `assign`, an `enqueueActions`, plain or bound to its setup)
+ * has untyped or `undefined` params and never reaches the kernel; an effect without
+ * parameters declares `params: Record<string, never>` (and is written `{ type, params: {} }`).
  */
 export type EffectOf<N extends MachineName> =
-  DeclaredActions<(typeof MACHINES)[N]> extends infer A ? (A extends { type: string; params: infer P } ? (unknown extends P ? never : A) : never) : never;
+  DeclaredActions<(typeof MACHINES)[N]> extends infer A
+    ? A extends { type: string; params: infer P }
+      ? unknown extends P
+        ? never
+        : [P] extends [undefined]
+          ? never
+          : A
+      : never
+    : never;
 
 export type EffectType<N extends MachineName> = EffectOf<N>['type'];
 
