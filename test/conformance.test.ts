@@ -3,7 +3,7 @@
  * outcomes citing Kafka's tests and docs/protocol.md's examples) passes, its expectations can
  * fail, and each deliberate bug is caught, by an invariant or a conformance case, named.
  */
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
@@ -23,6 +23,8 @@ describe('conformance suite', () => {
     for (const c of cases) expect(c.source.length).toBeGreaterThan(10);
     // Every example of docs/protocol.md §9 has its case.
     for (let i = 1; i <= 10; i++) expect(cases.some((c) => c.source.includes(`docs/protocol.md §9.${i}`)), `docs/protocol.md §9.${i}`).toBe(true);
+    // The count the README gives under "Model-based tests".
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`: ${cases.length} cases in \`conformance/\``);
   });
 
   test.each(cases.map((c) => [c.file, c] as const))('%s', (_file, c) => {

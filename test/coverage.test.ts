@@ -3,7 +3,7 @@
  * bundled scenarios on the kernel and by the generated exploration; and the coverage
  * measure itself notices what is never taken.
  */
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { assign, createMachine, initialTransition } from 'xstate';
 import { describe, expect, test } from 'vitest';
@@ -22,6 +22,12 @@ describe('machine coverage', () => {
     const fetcher = r.machines.find((m) => m.machine === 'fetcher')!;
     expect(fetcher.paths.failed.length).toBeGreaterThan(0);
     expect(fetcher.fromScenarios.transitions).toBeLessThan(fetcher.total.transitions.total);
+    // The figures the README quotes under "Model-based tests".
+    const sum = (f: (m: (typeof r.machines)[number]) => number) => r.machines.reduce((a, m) => a + f(m), 0);
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ')).toContain(
+      `alone reach ${fetcher.fromScenarios.transitions} of the fetcher's ${fetcher.total.transitions.total} transitions; with the exploration, all of them ` +
+        `(${sum((m) => m.total.transitions.total)} transitions and ${sum((m) => m.total.states.total)} states over the five machines)`,
+    );
   }, 120000);
 
   test('the measure reports a transition and a state nothing takes', () => {

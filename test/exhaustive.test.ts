@@ -138,6 +138,15 @@ describe('exhaustive search', () => {
     // Its path: the follower crashes while it builds the remote auxiliary state.
     expect(known!.scenario.timeline.some((e) => e.action.kind === 'crash')).toBe(true);
     console.log(`kip1023-bootstrap, 1 crash + 1 store fault: ${r.distinctStates} distinct states, ${r.statesExplored} explored, depth ${r.depth}`);
+    // The figures docs/checking.md's sample and the README quote for this search (all but the time).
+    const n = (x: number) => x.toLocaleString('en-US');
+    const checking = readFileSync(join(ROOT, 'docs', 'checking.md'), 'utf8');
+    expect(checking).toContain(`${n(r.distinctStates)} distinct states (${n(r.statesExplored)} explored), depth ${r.depth}, exhausted`);
+    expect(checking).toContain(`liveness: ${n(r.ends)} end states settled for 30000 ms, ${n(r.livenessJudged)} judged`);
+    expect(checking).toContain(`known finding auxStateIncomplete (followerEpochsMatchLeader) in ${n(r.violationStates.auxStateIncomplete)} states; shortest path ${known!.depth} transitions`);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(`(${n(r.distinctStates)} distinct states)`);
+    expect(readme).toContain(`| kip1023-bootstrap (budget: 300 s) | ${n(r.distinctStates)} | ${r.depth} |`);
   }, 120000);
 
   test('with no fault allowed, the search is the normal run and its order choices', () => {

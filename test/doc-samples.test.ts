@@ -1,0 +1,79 @@
+/**
+ * The output samples the README and docs/scenario-format.md quote are what the current model
+ * prints (issue 28: figures regenerated after the bandwidth model, Kafka's read limits and
+ * Kafka-sized segments). Each sample is compared whole, so a model change that moves a figure
+ * fails here, naming the document to update. Times measured on a wall clock are not checked
+ * (they are quoted with the load they were measured at); exhaustive-search figures are checked
+ * in test/exhaustive.test.ts, machine coverage in test/coverage.test.ts and the number of
+ * conformance cases in test/conformance.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { parseScenarioText } from '../core/scenario/parse.js';
+import type { InputProblem } from '../core/scenario/types.js';
+import { ROOT, cliIn } from './support/run.js';
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const FORMAT = readFileSync(join(ROOT, 'docs', 'scenario-format.md'), 'utf8');
+
+/** The lines of the first fenced block after `marker` in `doc`. */
+function blockAfter(doc: string, marker: string): string[] {
+  const at = doc.indexOf(marker);
+  expect(at, `"${marker}" not found`).toBeGreaterThanOrEqual(0);
+  const open = doc.indexOf('```', at);
+  const start = doc.indexOf('\n', open) + 1;
+  return doc.slice(start, doc.indexOf('```', start)).replace(/\n$/, '').split('\n');
+}
+
+const problemLines = (problems: InputProblem[]) => problems.map((p) => `${p.path}: ${p.message}`);
+
+describe('the README\'s CLI samples', () => {
+  test('the narration excerpt (run classic-two-rounds) and the compare table (compare wal-steady-state) are what the CLI prints', async () => {
+    const [run, compare] = await Promise.all([cliIn(['run', 'classic-two-rounds'], ROOT), cliIn(['compare', 'wal-steady-state'], ROOT)]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(compare.code, compare.stderr).toBe(0);
+    // The excerpt: consecutive lines of the narration.
+    const excerpt = blockAfter(README, 'A narration excerpt (`npm run sim -- run classic-two-rounds`)');
+    expect(excerpt.length).toBeGreaterThan(3);
+    const lines = run.stdout.split('\n');
+    const first = lines.indexOf(excerpt[0]);
+    expect(first, `README's narration excerpt: its first line is not in the output:\n${excerpt[0]}`).toBeGreaterThanOrEqual(0);
+    expect(lines.slice(first, first + excerpt.length)).toEqual(excerpt);
+    // The compare sample: the whole output after the command line.
+    const sample = blockAfter(README, '`compare` runs one workload in each design with the same seed');
+    expect(sample[0]).toBe('$ npm run sim -- compare wal-steady-state');
+    expect(compare.stdout.replace(/\n$/, '').split('\n')).toEqual(sample.slice(1));
+  }, 60000);
+});
+
+describe('docs/scenario-format.md\'s samples', () => {
+  test('the refusal of a segment.bytes below 1 MiB', () => {
+    const text = readFileSync(join(ROOT, 'scenarios', 'classic-two-rounds.yaml'), 'utf8').replace('internal.segment.bytes: 51200', 'segment.bytes: 51200');
+    const r = parseScenarioText(text, 'x.yaml');
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const sample = blockAfter(FORMAT, 'with Kafka\'s own reason:');
+    expect(problemLines(r.problems)).toEqual(sample);
+  });
+
+  test('the two work-budget problems of "Limits"', () => {
+    const sample = blockAfter(FORMAT, 'which `run`\naccepts and `compare` refuses):');
+    const records = parseScenarioText(readFileSync(join(ROOT, 'test', 'fixtures', 'limits', 'over-budget.yaml'), 'utf8'), 'over-budget.yaml');
+    expect(records.ok).toBe(false);
+    if (records.ok) return;
+    expect(problemLines(records.problems)).toContain(sample[0]);
+    // Ten idle partitions of three replicas (leaders spread) until 20,000,000 ms.
+    const idle = {
+      name: 'idle',
+      brokers: 3,
+      topics: [{ name: 'orders', partitions: 10, replicas: Array.from({ length: 10 }, (_, p) => [0, 1, 2].map((b) => (b + p) % 3)) }],
+      until: 20_000_000,
+    };
+    expect(parseScenarioText(JSON.stringify(idle), 'idle.json').ok).toBe(true);
+    const kept = parseScenarioText(JSON.stringify(idle), 'idle.json', { traceKept: true });
+    expect(kept.ok).toBe(false);
+    if (kept.ok) return;
+    expect(problemLines(kept.problems)).toEqual([sample[1]]);
+  });
+});
