@@ -199,6 +199,31 @@ describe('the JSON and the checkpoint', () => {
     expect(k.trace.some((e) => e.type === 'response' && e.api === 'Fetch' && ((e as { bytes?: number }).bytes ?? 0) > 0)).toBe(false);
   });
 
+  it('a follower cut off mid-transfer hears of it (a network error), backs off, and after heal catches up and joins the ISR', () => {
+    // The leader's 1 MiB answer to broker 1 takes 8.4 ms at 125 MB/s; broker 1 is isolated at
+    // t = 5 while it is on the wire. An isolated broker is alive: unlike a crashed one, it must
+    // be told its answer is lost, or it waits for it forever.
+    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace(
+      'until: 60000',
+      'timeline:\n  - at: 5\n    isolate: { broker: 1 }\n  - at: 200\n    heal: { broker: 1 }\nuntil: 20000',
+    );
+    const r = parseScenarioText(text, 'x.yaml');
+    if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
+    const k = new Kernel(r.scenario);
+    k.runUntil(4);
+    expect(k.state.net.transfers.length).toBe(1);
+    k.runUntil(6);
+    expect(k.state.net.transfers.length).toBe(0);
+    k.runToEnd();
+    const first = k.trace.find((e) => e.type === 'response' && e.api === 'Fetch' && e.target === 1)!;
+    expect(first).toMatchObject({ error: 'NETWORK_EXCEPTION', rule: 'networkPartition' });
+    const json = buildRunJson(k);
+    const follower = json.partitions[0].replicas.find((x) => x.broker === 1)!;
+    expect(follower.isrJoinedAtMs).not.toBeNull();
+    expect(follower.isrJoinedAtMs!).toBeGreaterThan(200);
+    expect(follower.logEndOffset).toBe(json.partitions[0].replicas.find((x) => x.broker === 0)!.logEndOffset);
+  });
+
   it('trace times stay whole milliseconds', () => {
     const { json } = run({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] });
     for (const e of json.trace) expect(Number.isInteger(e.atMs)).toBe(true);

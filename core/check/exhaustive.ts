@@ -26,6 +26,8 @@
  * Pure and synchronous; the deliberate bugs of core/util/bugs.ts apply when the caller
  * runs it inside `withBugs`.
  */
+import { parseScenarioText } from '../scenario/parse.js';
+import { toScenarioFile } from '../scenario/serialize.js';
 import type { Scenario, TimelineAction, TimelineEvent, PinnedChoice } from '../scenario/types.js';
 import type { ChoiceKind, Chooser } from '../sim/choices.js';
 import { peek } from '../sim/event-queue.js';
@@ -451,9 +453,15 @@ function foundViolation(
   };
 }
 
-/** The saved path, run from the start with its pinned choices, breaks the same invariant (or, for liveness, leaves the follower out). */
+/**
+ * The saved path, written as a scenario file and read back as `run` reads it, then run from
+ * the start with its pinned choices, breaks the same invariant (or, for liveness, leaves the
+ * follower out). A saved file the format refuses does not replay.
+ */
 export function replays(s: Scenario, invariant: string): boolean {
-  const k = new Kernel(s);
+  const read = parseScenarioText(JSON.stringify(toScenarioFile(s)), 'counterexample.json', { checkWork: false });
+  if (!read.ok) return false;
+  const k = new Kernel(read.scenario);
   k.runToEnd();
   if (k.pinned !== null && k.pinned.mismatches.length > 0) return false;
   if (invariant === LIVENESS) return followersInIsr(k).problem !== null;

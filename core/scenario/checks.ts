@@ -225,6 +225,36 @@ export function intC(r: IntRange): Checker<number> {
   return { expect: intExpectation(r), check: (p, v, path) => checkInt(p, v, path, r) };
 }
 
+/** A time of the timeline is a whole millisecond or a whole microsecond (at most 3 decimals). */
+function isWholeMicrosecond(v: number): boolean {
+  const us = v * 1000;
+  return Math.abs(us - Math.round(us)) < 1e-6;
+}
+
+/**
+ * A simulated time in ms, whole or to the microsecond: the end of a transfer falls within a
+ * millisecond (core/sim/bandwidth.ts), and a fault the exhaustive checker places at that
+ * instant is saved with it (e.g. `at: 131.041`), so a saved path replays from its file.
+ */
+export function timeC(r: IntRange): Checker<number> {
+  const expect = intExpectation(r);
+  return {
+    expect,
+    check(p, v, path) {
+      if (typeof v !== 'number' || Number.isInteger(v) || !Number.isFinite(v)) return checkInt(p, v, path, r);
+      if (!isWholeMicrosecond(v)) {
+        p.add(path, `expected ${expect}, got ${describe(v)} (a time is whole milliseconds or whole microseconds: at most 3 decimals)`);
+        return undefined;
+      }
+      if ((r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) {
+        p.add(path, `expected ${expect}, got ${describe(v)}`);
+        return undefined;
+      }
+      return Math.round(v * 1000) / 1000;
+    },
+  };
+}
+
 export const boolC: Checker<boolean> = {
   expect: 'true or false',
   check(p, v, path) {

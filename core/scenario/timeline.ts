@@ -18,6 +18,7 @@ import {
   hasOwn,
   indexPath,
   intC,
+  timeC,
   isRawMap,
   keyPath,
   list,
@@ -322,9 +323,9 @@ export function validateTimeline(p: Problems, v: unknown, until: number | undefi
     const ev = expectMap(p, entry, ep, `an event {at, <one of ${list(ACTION_KEYS)}>}`);
     if (!ev) return;
     checkKeys(p, ev, ep, allowed, ' in a timeline event');
-    let at = req(p, ev, 'at', ep, intC(atRange));
+    let at = req(p, ev, 'at', ep, timeC(atRange));
     if (at !== undefined && prevAt !== undefined && at < prevAt) {
-      p.add(keyPath(ep, 'at'), `expected an integer >= ${prevAt} (events in time order; timeline[${prevIndex}].at is ${prevAt}), got ${at}`);
+      p.add(keyPath(ep, 'at'), `expected a time >= ${prevAt} (events in time order; timeline[${prevIndex}].at is ${prevAt}), got ${at}`);
       prevAt = at;
       prevIndex = k;
       at = undefined;

@@ -220,8 +220,11 @@ export function describeNetwork(model: Pick<ModelKnobs, 'brokerNetworkBytesPerSe
 
 /**
  * A broker crashed or was cut off: the transfers it sends or receives stop where they are.
- * The requester of each (if it is not the broker itself) sees the connection fail one hop
- * later, as a network error, as it would when the bytes never finish arriving.
+ * The requester of each sees the connection fail one hop later, as a network error, as it
+ * would when the bytes never finish arriving; unless the requester is the broker that
+ * crashed (its connections went with it). A broker cut off by a network partition is alive
+ * and waiting for its answers: it hears of the failure, backs off and fetches again, as it
+ * does when an answer sent without bandwidth arrives across the partition (`severed`).
  */
 export function cutTransfers(s: Sim, broker: number, rule: 'brokerUnreachable' | 'networkPartition'): void {
   const net = s.state.net;
@@ -230,7 +233,7 @@ export function cutTransfers(s: Sim, broker: number, rule: 'brokerUnreachable' |
   net.transfers = net.transfers.filter((t) => t.from !== broker && t.to !== broker);
   for (const t of cut) {
     unschedule(s, t.id);
-    if (t.to === broker) continue;
+    if (t.to === broker && rule === 'brokerUnreachable') continue;
     const failed = { ...t.msg, body: { error: 'NETWORK_EXCEPTION', rule } } as Message;
     s.schedule(s.state.nowMs + t.afterMs, { kind: 'deliver', msg: failed });
   }
