@@ -46,6 +46,7 @@ function replica(over: Partial<ReplicaView> = {}): ReplicaView {
     earliestPendingUploadOffset: null,
     pendingFetchOffset: null,
     machines: { fetcher: '', leader: '', rlm: '', walReplica: '', walCombiner: '' },
+    inFlight: { receiving: null, sending: null, fromStore: [] },
     ...over,
   };
 }

@@ -2,8 +2,9 @@
  * The picture of a run at one moment, as plain data for the browser: per partition the
  * replicas' segments by tier and their offset markers (named as in the JSON output), the
  * remote tier with each segment's metadata state, each broker's machine states, KIP-1176's
- * fast store (the WAL objects that exist now and the chunks inside them) and the run's
- * metrics and cost so far (the figures of `metrics` in the JSON output).
+ * fast store (the WAL objects that exist now and the chunks inside them), the bytes on
+ * their way to or from each replica now (`ReplicaView.inFlight`) and the run's metrics and
+ * cost so far (the figures of `metrics` in the JSON output).
  * Leaves out what the page does not draw: batches, producer state, the trace itself.
  */
 import { earliestPendingUploadOffset } from '../domain/leader-rules.js';
@@ -12,11 +13,12 @@ import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import { WAL_METADATA_TOPIC, type WalObjectState } from '../domain/wal.js';
 import type { FollowerFetcherContext } from '../machines/follower-fetcher-context.js';
 import type { StoreName } from '../ports/object-store.js';
-import { interfaceLoad } from '../sim/bandwidth.js';
+import { bytesLeftAt, interfaceLoad } from '../sim/bandwidth.js';
 import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/costs.js';
 import type { Kernel } from '../sim/kernel.js';
 import type { MachineName } from '../sim/machines.js';
-import { BROKER_KEY } from '../sim/state.js';
+import { BROKER_KEY, type KernelEventOf } from '../sim/state.js';
+import { getBytesMs } from '../sim/store.js';
 import { latencySummary, replicaJson, type ReplicaJson } from '../sim/output.js';
 
 export type SegmentTier = 'local' | 'both';
@@ -44,6 +46,72 @@ export interface ReplicaView extends ReplicaJson {
    */
   pendingFetchOffset: number | null;
   machines: Record<MachineName, string>;
+  /** The partition's bytes on their way to or from this replica's broker at the view's moment. */
+  inFlight: ReplicaInFlightView;
+}
+
+/**
+ * A replica's bytes in flight at the view's moment (`nowMs`), for this partition only. The
+ * network's (core/sim/bandwidth.ts, docs/protocol.md §10) come from the transfers in
+ * flight; the object stores' from the GETs whose answer is queued. Empty (nulls and `[]`)
+ * when nothing is on its way, and always on a broker that is down.
+ */
+export interface ReplicaInFlightView {
+  /** Transfers to the replica's broker: Fetch responses from the leader (or, after an election, from the old one). */
+  receiving: NetFlowView | null;
+  /** Transfers from the replica's broker: a leader's Fetch responses to its followers and to consumers. */
+  sending: NetFlowView | null;
+  /**
+   * The replica's own GETs from an object store, one entry a store (tiered first): the
+   * remote auxiliary state (tiered store) and KIP-1176's chunk reads (fast store), the
+   * reads `bytesFromStore` counts. A leader's reads for consumers are left out, and so is
+   * a GET that fails (its answer carries no bytes).
+   */
+  fromStore: StoreFlowView[];
+}
+
+/** One way of a replica's network traffic for its partition, summed over its transfers. */
+export interface NetFlowView {
+  transfers: number;
+  /** The transfers' bytes in full. */
+  bytes: number;
+  /**
+   * Bytes not yet sent at the view's moment: each transfer's `remaining` at its last
+   * share-out less `rate x (nowMs - updatedMs)`, at least 0; summed, then rounded.
+   */
+  bytesLeft: number;
+  /** Their rates now, summed: each transfer's max-min fair share of its interfaces, bytes per second (rounded). */
+  bytesPerSec: number;
+  /** One broker interface's capacity each way (`model.brokerNetworkBytesPerSec`), bytes per second. */
+  linkBytesPerSec: number;
+  /** The brokers at the other end, ascending. */
+  peers: number[];
+  /** Transfers whose other end is a client (a consumer). */
+  clients: number;
+}
+
+/**
+ * A replica's GETs in flight from one object store. A GET's modelled time is its first-byte
+ * latency (with any jitter and extra latency) and then its range at the store's per-request
+ * throughput in whole ms (core/sim/store.ts `getBytesMs`): its bytes are taken to arrive
+ * evenly over those last ms before its answer, and none before. A whole-object GET (the
+ * auxiliary state's checkpoint and snapshot) counts its first byte only: its bytes arrive
+ * with the answer. With `latency: measured` a real store's time replaces the model's; the
+ * split is then the model's estimate.
+ */
+export interface StoreFlowView {
+  store: StoreName;
+  gets: number;
+  /** Bytes the GETs return in full. */
+  bytes: number;
+  /** Bytes not yet arrived at the view's moment. */
+  bytesLeft: number;
+  /** Bytes per second arriving now, summed (0 while every GET waits for its first byte; rounded). */
+  bytesPerSec: number;
+  /** The store's per-request GET throughput (`tieredGetBytesPerMs` or `walGetBytesPerMs`), bytes per second. */
+  getBytesPerSec: number;
+  /** GETs still waiting for their first byte. */
+  waiting: number;
 }
 
 export interface RemoteSegmentView {
@@ -156,6 +224,7 @@ export interface RunView {
 }
 
 export function buildView(k: Kernel): RunView {
+  const flows = inFlightByReplica(k);
   const partitions: PartitionView[] = k.state.partitionOrder.map((key) => {
     const part = k.state.partitions[key];
     const finished = part.remoteMetadata.filter((m) => m.state === 'COPY_SEGMENT_FINISHED');
@@ -183,6 +252,7 @@ export function buildView(k: Kernel): RunView {
           walReplica: k.machineState(b, key, 'walReplica'),
           walCombiner: k.machineState(b, BROKER_KEY, 'walCombiner'),
         },
+        inFlight: (k.state.brokers[b].alive ? flows.get(key)?.get(b) : undefined) ?? { receiving: null, sending: null, fromStore: [] },
       };
     });
     return {
@@ -199,7 +269,7 @@ export function buildView(k: Kernel): RunView {
     };
   });
   const load = (b: number, way: 'out' | 'in'): InterfaceView => {
-    const l = interfaceLoad(k.state.net, b, way);
+    const l = interfaceLoad(k.state.net, b, way, k.state.nowMs);
     return { transfers: l.transfers, bytesLeft: Math.round(l.bytesLeft), bytesPerSec: Math.round(l.bytesPerMs * 1000) };
   };
   return {
@@ -213,6 +283,82 @@ export function buildView(k: Kernel): RunView {
     wal: walView(k),
     metrics: metricsView(k),
   };
+}
+
+/**
+ * `ReplicaView.inFlight` of every replica with something in flight, by partition key and
+ * broker: one pass over the transfers and one over the event queue (for the GETs).
+ */
+function inFlightByReplica(k: Kernel): Map<string, Map<number, ReplicaInFlightView>> {
+  const out = new Map<string, Map<number, ReplicaInFlightView>>();
+  const now = k.state.nowMs;
+  const of = (key: string, broker: number): ReplicaInFlightView => {
+    let byBroker = out.get(key);
+    if (byBroker === undefined) out.set(key, (byBroker = new Map()));
+    let f = byBroker.get(broker);
+    if (f === undefined) byBroker.set(broker, (f = { receiving: null, sending: null, fromStore: [] }));
+    return f;
+  };
+  const link = k.state.model.brokerNetworkBytesPerSec;
+  const add = (f: NetFlowView | null, t: (typeof k.state.net.transfers)[number], peer: number | null, left: number): NetFlowView => {
+    const v = f ?? { transfers: 0, bytes: 0, bytesLeft: 0, bytesPerSec: 0, linkBytesPerSec: link, peers: [], clients: 0 };
+    v.transfers++;
+    v.bytes += t.bytes;
+    // Sums in bytes and bytes per ms; rounded once every transfer is in (below).
+    v.bytesLeft += left;
+    v.bytesPerSec += t.rate;
+    if (peer === null) v.clients++;
+    else if (!v.peers.includes(peer)) v.peers.push(peer);
+    return v;
+  };
+  for (const t of k.state.net.transfers) {
+    const key = t.msg.key;
+    const left = bytesLeftAt(t, now);
+    if (t.to !== null) {
+      const f = of(key, t.to);
+      f.receiving = add(f.receiving, t, t.from, left);
+    }
+    if (t.from !== null) {
+      const f = of(key, t.from);
+      f.sending = add(f.sending, t, t.to, left);
+    }
+  }
+  const m = k.state.model;
+  for (const q of k.state.queue.heap) {
+    if (q.ev.kind !== 'storeDone') continue;
+    const ev = q.ev as KernelEventOf<'storeDone'>;
+    if ((ev.completion.for !== 'auxState' && ev.completion.for !== 'walChunk') || !ev.result.ok) continue;
+    const bytes = ev.result.bytes;
+    // Ranged (a chunk): its bytes arrive over the last `dataMs` before the answer; whole-object: with it.
+    const dataMs = ev.completion.for === 'walChunk' ? getBytesMs(m, ev.store, bytes) : 0;
+    const dueMs = q.at;
+    const flowing = dataMs > 0 && now >= dueMs - dataMs;
+    const left = flowing ? Math.max(0, (bytes * (dueMs - now)) / dataMs) : bytes;
+    const f = of(ev.key, ev.broker);
+    let v = f.fromStore.find((x) => x.store === ev.store);
+    if (v === undefined) {
+      const perMs = ev.store === 'wal' ? m.walGetBytesPerMs : m.tieredGetBytesPerMs;
+      v = { store: ev.store, gets: 0, bytes: 0, bytesLeft: 0, bytesPerSec: 0, getBytesPerSec: perMs * 1000, waiting: 0 };
+      f.fromStore.push(v);
+      if (f.fromStore.length > 1) f.fromStore.sort((a, b) => (a.store === b.store ? 0 : a.store === 'tiered' ? -1 : 1));
+    }
+    v.gets++;
+    v.bytes += bytes;
+    v.bytesLeft += left;
+    if (flowing) v.bytesPerSec += bytes / dataMs;
+    else v.waiting++;
+  }
+  for (const byBroker of out.values()) {
+    for (const f of byBroker.values()) {
+      for (const v of [f.receiving, f.sending, ...f.fromStore]) {
+        if (v === null) continue;
+        v.bytesLeft = Math.round(v.bytesLeft);
+        v.bytesPerSec = Math.round(v.bytesPerSec * 1000);
+        if ('peers' in v) v.peers.sort((a, b) => a - b);
+      }
+    }
+  }
+  return out;
 }
 
 /** The fetcher states of TierStateMachine.start that come after truncateFullyAndStartAt (core/machines/follower-fetcher.ts). */

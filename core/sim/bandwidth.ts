@@ -184,15 +184,24 @@ export function shareOut(transfers: ReadonlyArray<Pick<Transfer, 'from' | 'to'>>
   return rates;
 }
 
-/** Bytes in flight and their summed rate (bytes per ms) on one broker's interface, for the page. */
-export function interfaceLoad(net: NetState, broker: number, way: 'out' | 'in'): { transfers: number; bytesLeft: number; bytesPerMs: number } {
+/**
+ * A transfer's bytes not yet sent at `nowMs`: its `remaining` at its last share-out less what
+ * its rate has carried since, at least 0. (The state brings `remaining` up to date only when
+ * the shares change; a picture between two share-outs needs it at its own moment.)
+ */
+export function bytesLeftAt(t: Pick<Transfer, 'remaining' | 'rate' | 'updatedMs'>, nowMs: number): number {
+  return nowMs > t.updatedMs ? Math.max(0, t.remaining - t.rate * (nowMs - t.updatedMs)) : t.remaining;
+}
+
+/** Bytes in flight at `nowMs` and their summed rate (bytes per ms) on one broker's interface, for the page. */
+export function interfaceLoad(net: NetState, broker: number, way: 'out' | 'in', nowMs: number): { transfers: number; bytesLeft: number; bytesPerMs: number } {
   let n = 0;
   let left = 0;
   let rate = 0;
   for (const t of net.transfers) {
     if ((way === 'out' ? t.from : t.to) !== broker) continue;
     n++;
-    left += t.remaining;
+    left += bytesLeftAt(t, nowMs);
     rate += t.rate;
   }
   return { transfers: n, bytesLeft: left, bytesPerMs: rate };
@@ -203,6 +212,14 @@ export function formatRate(bytesPerSec: number): string {
   const gbit = (bytesPerSec * 8) / 1e9;
   const rate = bytesPerSec >= 1e9 ? `${Number((bytesPerSec / 1e9).toFixed(3))} GB/s` : `${Number((bytesPerSec / 1e6).toFixed(3))} MB/s`;
   return `${rate} (${Number(gbit.toFixed(3))} Gbit/s)`;
+}
+
+/** Bytes per second, short, for the page: "1.25 GB/s", "125 MB/s", "62.5 MB/s", "200 kB/s" (decimal units, as links are sold). */
+export function formatRateShort(bytesPerSec: number): string {
+  if (bytesPerSec >= 1e9) return `${Number((bytesPerSec / 1e9).toFixed(2))} GB/s`;
+  if (bytesPerSec >= 1e6) return `${Number((bytesPerSec / 1e6).toFixed(bytesPerSec >= 1e8 ? 0 : 1))} MB/s`;
+  if (bytesPerSec >= 1e3) return `${Number((bytesPerSec / 1e3).toFixed(bytesPerSec >= 1e5 ? 0 : 1))} kB/s`;
+  return `${Math.round(bytesPerSec)} B/s`;
 }
 
 /**

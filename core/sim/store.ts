@@ -7,7 +7,7 @@
  * a directory or S3.
  */
 import type { ModelKnobs } from '../domain/config.js';
-import type { ObjectStoreRequest, ObjectStoreResult } from '../ports/object-store.js';
+import type { ObjectStoreRequest, ObjectStoreResult, StoreName } from '../ports/object-store.js';
 import type { Sim } from './context.js';
 import { countStoreRequest } from './costs.js';
 import { storeJitterMs } from './jitter.js';
@@ -24,6 +24,15 @@ export function storeLatencyMs(s: Sim, req: ObjectStoreRequest): number {
   return s.state.storeExtraLatencyMs[req.store] + modelStoreLatencyMs(req, m, wal) + storeJitterMs(s.state, req.store);
 }
 
+/**
+ * The part of a ranged GET's modelled latency that carries its bytes: `rangeBytes` at the
+ * store's per-request throughput, in whole ms (the rest is the first-byte latency, any
+ * jitter and any extra latency before it). 0 for a whole-object GET (`rangeBytes` 0).
+ */
+export function getBytesMs(m: Pick<ModelKnobs, 'tieredGetBytesPerMs' | 'walGetBytesPerMs'>, store: StoreName, rangeBytes: number): number {
+  return Math.floor(rangeBytes / (store === 'wal' ? m.walGetBytesPerMs : m.tieredGetBytesPerMs));
+}
+
 function modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolean): number {
   switch (req.op) {
     case 'put':
@@ -32,7 +41,7 @@ function modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolea
       // First byte, then the range at the per-request throughput. A whole-object GET (a
       // checkpoint, a producer snapshot, an offset index: small) counts its first byte only.
       const bytes = req.range ? req.range[1] - req.range[0] + 1 : 0;
-      return wal ? m.walGetLatencyMs + Math.floor(bytes / m.walGetBytesPerMs) : m.tieredGetLatencyMs + Math.floor(bytes / m.tieredGetBytesPerMs);
+      return (wal ? m.walGetLatencyMs : m.tieredGetLatencyMs) + getBytesMs(m, req.store, bytes);
     }
     case 'list':
       return wal ? m.walGetLatencyMs : m.tieredGetLatencyMs;

@@ -7,9 +7,11 @@
  * Svelte draws.
  */
 import { scaleLinear } from 'd3';
-import type { PartitionView, ReplicaView } from '../../core/session/view.js';
+import type { NetFlowView, PartitionView, ReplicaView } from '../../core/session/view.js';
 import { offsetExtent } from '../../core/session/view.js';
+import { formatRate, formatRateShort } from '../../core/sim/bandwidth.js';
 import type { TraceEntry } from '../../core/sim/trace.js';
+import { formatBytes } from '../../core/util/format.js';
 
 export const MARKERS = [
   { field: 'logStartOffset', short: 'LSO', name: 'Log-Start-Offset' },
@@ -190,8 +192,9 @@ export function replicaMarkers(r: ReplicaView, x: (o: number) => number, minX = 
 
 /**
  * The offset lanes' vertical plan. Every replica lane reserves as many label rows as it
- * can need (4 markers above the bar, 3 below), so lanes never move between steps and no
- * label reaches the axis or the next lane.
+ * can need (4 markers above the bar, 3 below) and a row under them for the bytes in flight
+ * (`laneFlows`), so lanes never move between steps and no label reaches the axis or the
+ * next lane.
  */
 export const LANES = {
   /** Left column with the broker's name and role, px. */
@@ -202,12 +205,14 @@ export const LANES = {
   topRows: 4,
   bottomRows: 3,
   barPx: 22,
-  /** Gap between a lane's last label row and the next lane, px. */
+  /** The row under the bottom label rows with the bytes in flight, px. */
+  flowPx: 15,
+  /** Gap between a lane's last row and the next lane, px. */
   gapPx: 6,
 } as const;
 
 /** Height of one replica lane, px (wide layout). */
-export const LANE_HEIGHT = LANES.topRows * LANES.rowPx + 8 + LANES.barPx + 8 + LANES.bottomRows * LANES.rowPx + LANES.gapPx;
+export const LANE_HEIGHT = LANES.topRows * LANES.rowPx + 8 + LANES.barPx + 8 + LANES.bottomRows * LANES.rowPx + LANES.flowPx + LANES.gapPx;
 
 /** Below this width the lanes drop their left column and name each lane above it instead. */
 export const COMPACT_BELOW = 440;
@@ -229,6 +234,15 @@ export interface LanePlan {
   /** Baselines of the lane's name and of its role line: beside the bar (wide) or above its label rows (compact). */
   titleY(i: number): number;
   subY(i: number): number;
+  /** Baseline of the lane's row of bytes in flight, under its bottom label rows (a fitted lane has it only when something is in flight). */
+  flowY(i: number): number;
+}
+
+/** What a fitted lane reserves: its label rows a side, and whether it has a row of bytes in flight. */
+export interface LaneRows {
+  top: number;
+  bottom: number;
+  flow?: boolean;
 }
 
 /**
@@ -236,7 +250,7 @@ export interface LanePlan {
  * state beside its bar. Compact (narrower than `COMPACT_BELOW`): the axis spans nearly the
  * whole width and each lane's name and role go in two lines above its label rows.
  */
-export function lanePlan(width: number, rows?: ReadonlyArray<{ top: number; bottom: number }>): LanePlan {
+export function lanePlan(width: number, rows?: ReadonlyArray<LaneRows>): LanePlan {
   const compact = width < COMPACT_BELOW;
   const head = compact ? 30 : 0;
   const laneHeight = LANE_HEIGHT + head;
@@ -244,7 +258,8 @@ export function lanePlan(width: number, rows?: ReadonlyArray<{ top: number; bott
   // one a side and, in the wide layout, room for its name, role and state beside the bar.
   const top = (i: number) => (rows && i < rows.length ? Math.max(1, rows[i].top) : LANES.topRows);
   const bottom = (i: number) => (rows && i < rows.length ? Math.max(compact ? 1 : 2, rows[i].bottom) : LANES.bottomRows);
-  const heightOf = (i: number) => head + top(i) * LANES.rowPx + 8 + LANES.barPx + 8 + bottom(i) * LANES.rowPx + LANES.gapPx;
+  const flow = (i: number) => (rows && i < rows.length ? (rows[i].flow ? LANES.flowPx : 0) : LANES.flowPx);
+  const heightOf = (i: number) => head + top(i) * LANES.rowPx + 8 + LANES.barPx + 8 + bottom(i) * LANES.rowPx + flow(i) + LANES.gapPx;
   const tops: number[] = [LANES.axis];
   const laneTop = (i: number) => {
     if (!rows) return LANES.axis + i * laneHeight;
@@ -266,6 +281,7 @@ export function lanePlan(width: number, rows?: ReadonlyArray<{ top: number; bott
     barY,
     titleY: (i) => (compact ? laneTop(i) + 12 : barY(i) + 6),
     subY: (i) => (compact ? laneTop(i) + 26 : barY(i) + 21),
+    flowY: (i) => barY(i) + LANES.barPx + 8 + bottom(i) * LANES.rowPx + 12,
   };
 }
 
@@ -285,8 +301,106 @@ export function lanesLayout(p: PartitionView, width: number, fit: boolean) {
   const wide = lanePlan(width);
   const x = xScale(p, wide.left, wide.right);
   const markers = p.replicas.map((r) => replicaMarkers(r, (o) => x(o), wide.labelMinX, wide.labelMaxX));
-  const plan = fit ? lanePlan(width, markers.map(rowsUsed)) : wide;
-  return { x, markers, plan, height: plan.laneTop(p.replicas.length) + REMOTE_LANE_PX };
+  const flows = p.replicas.map((r) => laneFlows(r));
+  const plan = fit ? lanePlan(width, markers.map((m, i) => ({ ...rowsUsed(m), flow: flows[i].length > 0 }))) : wide;
+  const flowRows = flows.map((f) => flowRow(f, plan.left, plan.labelMaxX));
+  return { x, markers, flows: flowRows, plan, height: plan.laneTop(p.replicas.length) + REMOTE_LANE_PX };
+}
+
+/** One thing in flight on a lane (`ReplicaView.inFlight`), as the lane writes it. */
+export interface LaneFlow {
+  /** `receiving` and `sending`: the network; `tiered` and `wal`: GETs from that store. */
+  kind: 'receiving' | 'sending' | 'tiered' | 'wal';
+  /** The lane's short text: `↓ 536 KiB in flight · 62.5 MB/s from broker 0`. */
+  text: string;
+  /** The rate now against one link's capacity (the broker's interface, or the store's per-request throughput), 0 to 1: the gauge's fill. */
+  share: number;
+  /** In full, for the tooltip and the diagram's description: `receiving 536 KiB of 1 MiB ...`. */
+  sentence: string;
+  bytesLeft: number;
+  bytesPerSec: number;
+}
+
+/** `brokers 1, 2` / `broker 1 and 2 consumers` / `a consumer`. */
+function peersText(f: NetFlowView): string {
+  const brokers = f.peers.length === 0 ? '' : `broker${f.peers.length === 1 ? '' : 's'} ${f.peers.join(', ')}`;
+  const clients = f.clients === 0 ? '' : f.clients === 1 ? 'a consumer' : `${f.clients} consumers`;
+  return brokers !== '' && clients !== '' ? `${brokers} and ${clients}` : brokers + clients;
+}
+
+/** The part of one broker's interface a rate is, in words: `all of a broker's 125 MB/s interface`, `1/2 of ...`, `37% of ...`. */
+function shareText(bytesPerSec: number, cap: number): string {
+  if (cap <= 0) return '';
+  const f = bytesPerSec / cap;
+  const of = `of a broker's ${formatRateShort(cap)} interface`;
+  if (f >= 0.9995) return `all ${of}`;
+  for (const n of [2, 3, 4]) if (Math.abs(f * n - 1) < 0.0005) return `1/${n} ${of}`;
+  return `${Math.round(f * 100)}% ${of}`;
+}
+
+const STORE_NAME = { tiered: 'the tiered store', wal: 'the fast store' } as const;
+
+/**
+ * What a replica's lane says is in flight now: its partition's transfers in (`↓`) and out
+ * (`↑`) and its GETs from the stores, each with its bytes left and rate; nothing when
+ * nothing is in flight. Bytes in powers of 2 (as the model counts them), rates in decimal
+ * MB/s (as links are sold).
+ */
+export function laneFlows(r: ReplicaView): LaneFlow[] {
+  const f = r.inFlight;
+  const out: LaneFlow[] = [];
+  const net = (kind: 'receiving' | 'sending', v: NetFlowView | null) => {
+    if (v === null) return;
+    const rate = formatRateShort(v.bytesPerSec);
+    const dir = kind === 'receiving' ? 'from' : 'to';
+    const who = peersText(v);
+    const n = v.transfers === 1 ? '1 transfer' : `${v.transfers} transfers`;
+    const part = shareText(v.bytesPerSec, v.linkBytesPerSec);
+    out.push({
+      kind,
+      text: `${kind === 'receiving' ? '↓' : '↑'} ${formatBytes(v.bytesLeft)} in flight · ${rate} ${dir} ${who}`,
+      share: v.linkBytesPerSec > 0 ? Math.min(1, v.bytesPerSec / v.linkBytesPerSec) : 1,
+      sentence: `${kind} ${formatBytes(v.bytesLeft)} of ${formatBytes(v.bytes)} ${dir} ${who} at ${formatRate(v.bytesPerSec)}${part === '' ? '' : `, ${part}`} (${n})`,
+      bytesLeft: v.bytesLeft,
+      bytesPerSec: v.bytesPerSec,
+    });
+  };
+  net('receiving', f.receiving);
+  net('sending', f.sending);
+  for (const v of f.fromStore) {
+    const flowing = v.gets - v.waiting;
+    const rate = flowing === 0 ? 'waiting for the first byte' : `${formatRateShort(v.bytesPerSec)}${v.waiting > 0 ? `, ${v.waiting} waiting` : ''}`;
+    const n = v.gets === 1 ? '1 GET' : `${v.gets} GETs`;
+    out.push({
+      kind: v.store,
+      text: `↓ ${formatBytes(v.bytesLeft)} from ${STORE_NAME[v.store]} · ${rate}`,
+      share: v.getBytesPerSec > 0 ? Math.min(1, v.bytesPerSec / v.getBytesPerSec) : 0,
+      sentence:
+        `reading ${formatBytes(v.bytesLeft)} of ${formatBytes(v.bytes)} from ${STORE_NAME[v.store]} (${n}` +
+        `${flowing === 0 ? ', waiting for the first byte' : `, ${formatRate(v.bytesPerSec)}${v.waiting > 0 ? `; ${v.waiting} waiting for the first byte` : ''}`})`,
+      bytesLeft: v.bytesLeft,
+      bytesPerSec: v.bytesPerSec,
+    });
+  }
+  return out;
+}
+
+/** The gauge in front of each flow's text: its track, px. */
+export const FLOW_GAUGE = { width: 28, height: 6, gap: 5, between: 16 } as const;
+
+/** A lane's flows placed left to right from `left`, each text cut to the room left before `maxX`; what does not fit is left out (the description has it). */
+export function flowRow(flows: readonly LaneFlow[], left: number, maxX: number): Array<LaneFlow & { x: number; textX: number; label: string }> {
+  const out: Array<LaneFlow & { x: number; textX: number; label: string }> = [];
+  let x = left;
+  for (const f of flows) {
+    const textX = x + FLOW_GAUGE.width + FLOW_GAUGE.gap;
+    const room = maxX - textX;
+    if (room < 60) break;
+    const label = fitText(f.text, room, 11, false);
+    out.push({ ...f, x, textX, label });
+    x = textX + textWidth(label, 11, false) + FLOW_GAUGE.between;
+  }
+  return out;
 }
 
 /** The label rows a lane's markers use on each side (for a fitted plan). */
@@ -346,6 +460,7 @@ export function lanesDescription(p: PartitionView): string {
       const st = replicaStatus(r);
       if (st !== '' && st !== 'building aux state') bits.push(st);
     }
+    for (const f of laneFlows(r)) bits.push(f.sentence);
     parts.push(bits.join(', '));
   }
   const live = p.remoteSegments.filter((s) => s.state !== 'DELETE_SEGMENT_FINISHED');
