@@ -75,3 +75,19 @@ describe('fall-backs are counted', () => {
     expect(fallbacks.last).toContain('unsupported: xstate.raise');
   });
 });
+
+describe('the working state is not shared by two steps at once', () => {
+  test('a machine function that steps a machine itself throws, naming the machine and event', () => {
+    const inner = createMachine({ id: 'inner', initial: 'a', states: { a: { on: { go: 'b' } }, b: {} } });
+    const [innerSnap] = pureInitialTransition(inner, undefined);
+    const outer = createMachine({
+      id: 'outer',
+      initial: 'a',
+      states: { a: { on: { go: { target: 'b', guard: () => fastTransition(inner, innerSnap, { type: 'go' })[0].value === 'b' } } }, b: {} },
+    });
+    const [outerSnap] = pureInitialTransition(outer, undefined);
+    expect(() => fastTransition(outer, outerSnap, { type: 'go' })).toThrow(/inner go: a machine step begun inside another/);
+    // The module is usable again afterwards.
+    expect(fastTransition(inner, innerSnap, { type: 'go' })[0].value).toBe('b');
+  });
+});
