@@ -10,6 +10,8 @@ Usage: npm run sim -- <command> [options]     (or: tierscope <command>)
 Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
+  whatif          a what-if from sizes and rates (--tiered 1TiB --local 50GiB ...):
+                  builds the scenario, compares the designs, says what it assumed
   conformance     run the conformance suite (expected outcomes from Kafka's tests)
   explore         swarm: many seeds with random fault schedules, on every core,
                   or in shards on many machines ('explore merge' joins them);
@@ -68,6 +70,7 @@ Options:
 Exit codes: 0 ok, 2 bad input (nothing runs), 3 an external store or an output file
 failed, 129 an invariant was violated (the JSON still prints, with its violations),
 130 or 143 stopped by SIGINT or SIGTERM.`,
+  whatif: `TODO`,
   compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--max-steps N] [--json]
 
 Runs the scenario's workload once per mode, in memory, with the same seed and timeline:
