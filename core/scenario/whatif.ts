@@ -143,6 +143,8 @@ export interface WhatIfEstimate {
 
 export interface WhatIf {
   input: WhatIfInput;
+  /** Consumers' polls (null: none: no consumers, or nothing produced to read). */
+  consumers: ConsumerPlan | null;
   /** The scenario file's text (YAML), without a header comment. */
   body: string;
   layout: Layout;
@@ -212,7 +214,7 @@ export function checkWhatIfInput(i: WhatIfInput): string | null {
 export function segmentBytesProblem(v: number): string | null {
   const refusal = kafkaRangeRefusal('segment.bytes', TOPIC_CONFIGS['segment.bytes'], v);
   if (refusal === null) return null;
-  return `--segment-bytes ${v}: Kafka refuses it ("${refusal}"; ${TOPIC_CONFIGS['segment.bytes'].kafkaRange}); whatif builds what Kafka accepts: 1MiB to 2147483647 bytes`;
+  return `--segment-bytes ${sizeFlagText(v)}: Kafka refuses it ("${refusal}"; ${TOPIC_CONFIGS['segment.bytes'].kafkaRange}); whatif builds what Kafka accepts: 1MiB to 2147483647 bytes`;
 }
 
 /** Builds the what-if; a problem names the flag to change. */
@@ -260,7 +262,7 @@ export function buildWhatIf(input: WhatIfInput): WhatIfResult {
   let untilMs = i.untilMs;
   if (untilMs === null) {
     if (catchUpMs === null) {
-      return { ok: false, problem: `--produce ${bytes(Math.round(perPartition))}/s a partition is about as fast as one follower can fetch (replica.fetch.max.bytes a round trip), so a new replica would never catch up: give a smaller --produce, or --until to run anyway` };
+      return { ok: false, problem: `--produce ${sizeFlagText(i.produceBytesPerSec)}/s (${bytes(Math.round(perPartition))}/s a partition) is about as fast as one follower fetches (replica.fetch.max.bytes a round trip), so a new replica would never catch up: give a smaller --produce, or --until to run anyway` };
     }
     const delay = i.event === 'store-outage' ? i.outageMs : i.event === 'crash-leader' ? i.downMs : 0;
     // A quarter longer than the estimate, and 5 s more (the ISR check, backoffs), in whole seconds.
@@ -268,11 +270,16 @@ export function buildWhatIf(input: WhatIfInput): WhatIfResult {
     if (untilMs > MAX_UNTIL_MS) return { ok: false, problem: `the run would have to last ${untilMs} ms, more than ${MAX_UNTIL_MS}: give smaller sizes or --until` };
   }
 
-  const body = scenarioYaml(i, { layout, zones, replicas, produce, event, untilMs });
+  const otherEntries = (produce === null ? 0 : i.partitions) + eventEntries(i, event).length;
+  const consumers = consumerPlan(i, untilMs, produce, otherEntries);
+  if (i.consumersPerZone > 0 && produce !== null && consumers === null) {
+    return { ok: false, problem: `--consumers-per-zone ${i.consumersPerZone} in ${i.zones} zones reading ${i.partitions} partitions is more consume events than a timeline holds (${MAX_TIMELINE_ENTRIES.toLocaleString('en-US')}: docs/scenario-format.md, Limits): give fewer consumers or partitions` };
+  }
+  const body = scenarioYaml(i, { consumers, layout, zones, replicas, produce, event, untilMs });
   if (body.length > MAX_SCENARIO_CHARS) {
     return { ok: false, problem: `${sizes} make a scenario of ${body.length.toLocaleString('en-US')} characters (${layout.segments.length.toLocaleString('en-US')} segments a partition); a scenario file is at most ${MAX_SCENARIO_CHARS.toLocaleString('en-US')} (128 KiB: docs/scenario-format.md, Limits): give a larger --segment-bytes${suggestSegmentBytes(i)}` };
   }
-  return { ok: true, whatIf: { input: i, body, layout, zones, replicas, produce, event, estimate, untilMs } };
+  return { ok: true, whatIf: { input: i, consumers, body, layout, zones, replicas, produce, event, estimate, untilMs } };
 }
 
 /** ", e.g. 2GiB": the smallest power-of-two segment size from the given one up whose scenario fits, or ''. */
@@ -287,7 +294,44 @@ function suggestSegmentBytes(i: WhatIfInput): string {
   return max > i.segmentBytes ? ', or smaller sizes' : '';
 }
 
+/** When partition `q`'s producer first sends: linger clocks staggered over the partitions (as bench/workloads.ts), a steady stream rather than a burst each period. */
+function produceStartMs(produce: ProducePlan, partitions: number, q: number): number {
+  return (q * Math.max(1, Math.floor(produce.everyMs / partitions))) % produce.everyMs;
+}
+
+/** Records one partition's producer has sent before `t` (its produces at start, start + everyMs, ...). */
+function producedBefore(produce: ProducePlan, startMs: number, t: number): number {
+  return t <= startMs ? 0 : Math.ceil((t - startMs) / produce.everyMs) * produce.records;
+}
+
+/**
+ * Consumers in every zone reading what is produced (`--consumers-per-zone`): each polls every
+ * `pollMs` and reads the records produced in the period before the last (a second behind the
+ * producer, so what it reads is committed), from the partition's leader (Kafka's default
+ * replica.selector.class, LeaderSelector: no fetching from a follower), one `consume` a poll.
+ * A consume reads `records` from `fromOffset` and ends (docs/scenario-format.md); the offsets
+ * are the producer's, assuming every produce is appended (with --event crash-leader, the
+ * produces refused while the partition has no leader leave the later reads that many records
+ * short). The poll period grows past 1 s where the timeline would otherwise pass its limit.
+ */
+export interface ConsumerPlan {
+  pollMs: number;
+  /** Consume entries in the timeline. */
+  entries: number;
+}
+
+export function consumerPlan(i: WhatIfInput, untilMs: number, produce: ProducePlan | null, otherEntries: number): ConsumerPlan | null {
+  if (i.consumersPerZone === 0 || produce === null) return null;
+  const perPoll = i.zones * i.consumersPerZone * i.partitions;
+  const room = MAX_TIMELINE_ENTRIES - otherEntries;
+  let pollMs = 1000;
+  while (perPoll * Math.max(0, Math.floor(untilMs / pollMs) - 1) > room && pollMs < untilMs) pollMs += 1000;
+  const entries = perPoll * Math.max(0, Math.floor(untilMs / pollMs) - 1);
+  return entries > room ? null : { pollMs, entries };
+}
+
 interface Parts {
+  consumers: ConsumerPlan | null;
   layout: Layout;
   zones: string[];
   replicas: number[][];
@@ -327,13 +371,24 @@ function scenarioYaml(i: WhatIfInput, p: Parts): string {
   const t = WHATIF_TOPIC;
   const timeline: Entry[] = [];
   if (produce !== null) {
-    const stagger = Math.max(1, Math.floor(produce.everyMs / i.partitions));
     for (let q = 0; q < i.partitions; q++) {
-      // Staggered linger clocks (as bench/workloads.ts): a steady stream, not a burst each period.
-      timeline.push({ at: (q * stagger) % produce.everyMs, line: `produce: {topic: ${t}, partition: ${q}, records: ${produce.records}, acks: all, everyMs: ${produce.everyMs}}` });
+      timeline.push({ at: produceStartMs(produce, i.partitions, q), line: `produce: {topic: ${t}, partition: ${q}, records: ${produce.records}, acks: all, everyMs: ${produce.everyMs}}` });
     }
   }
   timeline.push(...eventEntries(i, event));
+  if (p.consumers !== null && produce !== null) {
+    const c = p.consumers;
+    for (let at = 2 * c.pollMs; at <= p.untilMs; at += c.pollMs) {
+      for (let q = 0; q < i.partitions; q++) {
+        const from = layout.logEndOffset + producedBefore(produce, produceStartMs(produce, i.partitions, q), at - 2 * c.pollMs);
+        const records = layout.logEndOffset + producedBefore(produce, produceStartMs(produce, i.partitions, q), at - c.pollMs) - from;
+        if (records <= 0) continue;
+        for (const zone of p.zones) {
+          for (let n = 0; n < i.consumersPerZone; n++) timeline.push({ at, line: `consume: {topic: ${t}, partition: ${q}, fromOffset: ${from}, records: ${records}, zone: ${zone}}` });
+        }
+      }
+    }
+  }
   timeline.sort((a, b) => a.at - b.at);
   const what =
     i.event === 'crash-leader'

@@ -315,7 +315,8 @@ export function cmdWhatIf(args: string[], io: Io): number {
   const a = parseWhatIfArgs(args);
   if (a.help) return io.out(HELP.whatif), EXIT.ok;
   const built = buildWhatIf(a.input);
-  if (!built.ok) return io.err(`whatif: ${built.problem}`), EXIT.badInput;
+  // One line naming the option, as every bad option is told (main.ts).
+  if (!built.ok) throw new UsageError(built.problem);
   const w = built.whatIf;
   const text = whatIfFileText(w, args, a.defaults);
   // The scenario parser checks it as it checks a file; whatif's runs stream their traces, as `run` does.
