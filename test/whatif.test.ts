@@ -13,6 +13,7 @@ import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario, TimelineAction } from '../core/scenario/types.js';
 import { WHATIF_DEFAULTS, type WhatIfInput, buildWhatIf, estimateCatchUpMs } from '../core/scenario/whatif.js';
 import { Kernel } from '../core/sim/kernel.js';
+import { compare } from '../core/study/compare.js';
 import { buildRunJson } from '../core/sim/output.js';
 import { workloadDocument } from '../bench/workloads.js';
 import { whatIfScenario } from '../bench/whatif-1tib.js';
@@ -99,6 +100,36 @@ describe('the initial log laid out from sizes', () => {
     const s = scenarioOf({ partitions: 3, tieredBytes: 4 * MiB, localBytes: 2 * MiB, segmentBytes: MiB });
     expect(s.topics[0].initial.map((i) => i.partition)).toEqual([0, 1, 2]);
     for (const i of s.topics[0].initial) expect(i.segments).toEqual(s.topics[0].initial[0].segments);
+  });
+});
+
+describe('more segments in remote storage only than a scenario file holds', () => {
+  test('1 TB tiered in 10 MB segments: laid out in larger segments, a whole number of segment.bytes each, the local log as asked', () => {
+    const w = built({ tieredBytes: 1e12, localBytes: 50e6, segmentBytes: 10e6, recordBytes: 1000, produceBytesPerSec: 0 });
+    // 10,000 records a segment; 10^9 records tiered: 100,000 segments at segment.bytes, too many lines.
+    expect(w.layout.recordsPerSegment).toBe(10_000);
+    expect(w.layout.recordsPerRemoteSegment % w.layout.recordsPerSegment).toBe(0);
+    expect(w.layout.remoteSegments).toBe(Math.ceil(1e9 / w.layout.recordsPerRemoteSegment));
+    expect(w.body.length).toBeLessThanOrEqual(131_072);
+    // 50 MB local: 4 uploaded segments and the active one, 10 MB each.
+    expect(w.layout.segments.slice(w.layout.remoteSegments)).toEqual([0, 1, 2, 3, 4].map((n) => ({ baseOffset: 1e9 + n * 10_000, endOffset: 1e9 + (n + 1) * 10_000 - 1, tier: n < 4 ? 'both' : 'local' })));
+    expect(w.estimate.copyBytes).toEqual({ classic: 50e6, kip1023: 10e6 });
+  });
+
+  test('no figure depends on their size: the same what-if with them at segment.bytes gives the same comparison', () => {
+    const over = { tieredBytes: 256 * MiB, localBytes: 5 * MiB, segmentBytes: MiB, produceBytesPerSec: 100_000, lingerMs: 100, consumersPerZone: 1 };
+    const fine = scenarioOf(over);
+    expect(fine.topics[0].initial[0].segments.filter((g) => g.tier === 'remote')).toHaveLength(256);
+    const coarse: Scenario = structuredClone(fine);
+    coarse.topics[0].initial[0].segments = layoutSegments({ remoteBytes: 256 * MiB, localBytes: 5 * MiB, segmentBytes: MiB, recordBytes: KiB, remoteSegmentScale: 64 }).segments;
+    expect(coarse.topics[0].initial[0].segments.filter((g) => g.tier === 'remote')).toHaveLength(4);
+    const a = compare(fine, ['classic', 'kip1023'], undefined, { keepTrace: false });
+    const b = compare(coarse, ['classic', 'kip1023'], undefined, { keepTrace: false });
+    // Storage is priced by bytes held, not by segment: the costs agree too, the month's to the
+    // last of its six decimals (the storage integral sums the same bytes in another order).
+    const strip = (m: (typeof a.modes)[number]) => ({ ...m, costUsd: { run: m.costUsd!.run } });
+    expect(b.modes.map(strip)).toEqual(a.modes.map(strip));
+    for (const [i, m] of b.modes.entries()) expect(m.costUsd!.month!).toBeCloseTo(a.modes[i].costUsd!.month!, 5);
   });
 });
 
@@ -243,10 +274,9 @@ describe('what whatif refuses, naming the option', () => {
   test.each([
     [{ segmentBytes: 512 * KiB }, /^--segment-bytes 512KiB: Kafka refuses it \("Invalid value 524288 for configuration segment.bytes: Value must be at least 1048576"; LogConfig: atLeast\(1024 \* 1024\), Kafka 4.1\+\)/],
     [{ segmentBytes: 4 * GiB }, /Not a number of type INT/],
-    // 1 TiB / 10 MiB = 104,857.6: 104,858 segments; 50 GiB / 10 MiB: 5,120.
-    [{ segmentBytes: 10 * MiB }, /^--tiered 1TiB and --local 50GiB in --segment-bytes 10MiB segments make 109,978 segments a partition; a scenario's initial log holds at most 10,000 .*give a larger --segment-bytes \(1GiB fits\)/],
-    // 1 TiB / 256 MiB: 4,096 segments; 50 GiB / 256 MiB: 200.
-    [{ segmentBytes: 256 * MiB }, /make a scenario of [\d,]+ characters \(4,296 segments a partition\); a scenario file is at most 131,072 .*\(1GiB fits\)/],
+    // 50 GiB / 1 MiB: 51,200 local segments, a line each.
+    [{ segmentBytes: MiB }, /^--local 50GiB in --segment-bytes 1MiB segments make 51,200 local segments a partition; whatif writes at most 1,500 .*give a larger --segment-bytes \(64MiB fits\) or a smaller --local/],
+    [{ tieredBytes: 1000 * 1024 * GiB }, /^--tiered 1000TiB is more than whatif lays out in a scenario file .* even in segments of 2 GiB/],
     [{ zones: 4 }, /^--zones must be from 1 to --brokers \(3\)/],
     [{ replicationFactor: 4 }, /^--replication-factor must be from 1 to --brokers \(3\)/],
     [{ brokers: 64 }, /^--brokers must be from 1 to 63 \(the add-replica event adds one/],
@@ -415,6 +445,17 @@ describe('closed form: the bytes a new replica pulls from the leader are what th
       expect(Math.abs(took - closed) / closed, `${m.mode}: ${took} ms against ${closed} ms`).toBeLessThan(0.05);
       expect(m.catchUpMs).toBe(took);
     }
+  });
+});
+
+describe('the README\'s question: 1 TB tiered and 50 MB local, in 10 MB segments', () => {
+  test('classic pulls the 50 MB local log from the leader, KIP-1023 the 10 MB active segment', async () => {
+    const r = await cli('whatif', '--tiered', '1TB', '--local', '50MB', '--segment-bytes', '10MB', '--record-bytes', '1000', '--produce', '0', '--modes', 'classic,kip1023', '--json');
+    expect(r.code).toBe(0);
+    const [classic, kip] = JSON.parse(r.stdout).modes;
+    expect(classic.newReplica.atIsrJoin.bytesFromLeader).toBe(50_000_000);
+    expect(kip.newReplica.atIsrJoin.bytesFromLeader).toBe(10_000_000);
+    expect(kip.newReplica.atIsrJoin.atMs).toBeLessThan(classic.newReplica.atIsrJoin.atMs);
   });
 });
 

@@ -18,12 +18,19 @@ export interface LayoutSizes {
   segmentBytes: number;
   /** Bytes of one record (model.recordBytes). */
   recordBytes: number;
+  /**
+   * A segment in remote storage only holds the records of this many segments (default 1): a
+   * what-if with more such segments than a scenario file holds lays them out larger (whatif.ts says so).
+   */
+  remoteSegmentScale?: number;
 }
 
 export interface Layout {
   segments: InitialSegment[];
   /** Records a full segment holds: floor(segmentBytes / recordBytes). */
   recordsPerSegment: number;
+  /** Records a full segment in remote storage only holds (recordsPerSegment x remoteSegmentScale). */
+  recordsPerRemoteSegment: number;
   /** Segments in remote storage only, uploaded and still local (`both`), and local only (the active one). */
   remoteSegments: number;
   bothSegments: number;
@@ -57,8 +64,9 @@ export function layoutSegments(sizes: LayoutSizes): Layout {
     segments.push({ baseOffset: base, endOffset: base + records - 1, tier });
     base += records;
   };
-  const remoteCount = Math.ceil(remoteRecords / perSegment);
-  for (let i = 0; i < remoteCount; i++) push(i === 0 ? remoteRecords - (remoteCount - 1) * perSegment : perSegment, 'remote');
+  const perRemote = perSegment * (sizes.remoteSegmentScale ?? 1);
+  const remoteCount = Math.ceil(remoteRecords / perRemote);
+  for (let i = 0; i < remoteCount; i++) push(i === 0 ? remoteRecords - (remoteCount - 1) * perRemote : perRemote, 'remote');
   const localLogStartOffset = base;
   const localCount = Math.max(1, Math.ceil(localRecords / perSegment));
   for (let i = 0; i < localCount - 1; i++) push(perSegment, 'both');
@@ -67,6 +75,7 @@ export function layoutSegments(sizes: LayoutSizes): Layout {
   return {
     segments,
     recordsPerSegment: perSegment,
+    recordsPerRemoteSegment: perRemote,
     remoteSegments: remoteCount,
     bothSegments: localCount - 1,
     remoteBytes: remoteRecords * sizes.recordBytes,

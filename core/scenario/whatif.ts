@@ -33,6 +33,15 @@ import { type Layout, type ProducePlan, layoutSegments, producePlan, rackAwareRe
 export const WHATIF_EVENTS = ['add-replica', 'crash-leader', 'store-outage'] as const;
 export type WhatIfEvent = (typeof WHATIF_EVENTS)[number];
 
+/** Kafka's largest segment (an int: LogSegment positions are ints). */
+const KAFKA_INT_MAX = 2147483647;
+
+/**
+ * The most local segments a what-if writes: each is a line of the scenario (about 65
+ * characters), which holds at most 128 KiB; the part in remote storage only takes what is left.
+ */
+export const MAX_LOCAL_SEGMENTS = 1500;
+
 /** The topic every what-if has. */
 export const WHATIF_TOPIC = 'events';
 
@@ -222,10 +231,13 @@ export function buildWhatIf(input: WhatIfInput): WhatIfResult {
   const bad = checkWhatIfInput(input);
   if (bad !== null) return { ok: false, problem: bad };
   const i = input;
-  const layout = layoutSegments({ remoteBytes: i.tieredBytes, localBytes: i.localBytes, segmentBytes: i.segmentBytes, recordBytes: i.recordBytes });
-  const sizes = `--tiered ${sizeFlagText(i.tieredBytes)} and --local ${sizeFlagText(i.localBytes)} in --segment-bytes ${sizeFlagText(i.segmentBytes)} segments`;
-  if (layout.segments.length > MAX_INITIAL_ENTRIES) {
-    return { ok: false, problem: `${sizes} make ${layout.segments.length.toLocaleString('en-US')} segments a partition; a scenario's initial log holds at most ${MAX_INITIAL_ENTRIES.toLocaleString('en-US')} (docs/scenario-format.md, Limits): give a larger --segment-bytes${suggestSegmentBytes(i)}` };
+  const sizes = `--local ${sizeFlagText(i.localBytes)} in --segment-bytes ${sizeFlagText(i.segmentBytes)} segments`;
+  const layoutOf = (remoteSegmentScale = 1): Layout =>
+    layoutSegments({ remoteBytes: i.tieredBytes, localBytes: i.localBytes, segmentBytes: i.segmentBytes, recordBytes: i.recordBytes, remoteSegmentScale });
+  let layout = layoutOf();
+  const localSegments = layout.bothSegments + 1;
+  if (localSegments > MAX_LOCAL_SEGMENTS) {
+    return { ok: false, problem: `${sizes} make ${localSegments.toLocaleString('en-US')} local segments a partition; whatif writes at most ${MAX_LOCAL_SEGMENTS.toLocaleString('en-US')} (each is a line of the scenario, which holds at most 128 KiB: docs/scenario-format.md, Limits): give a larger --segment-bytes${suggestSegmentBytes(i)} or a smaller --local` };
   }
   if (i.partitions > 1 + MAX_YAML_ALIASES) {
     return { ok: false, problem: `--partitions ${i.partitions}: each partition's initial log is the first one's, written once and named by a YAML alias, and a scenario may hold at most ${MAX_YAML_ALIASES} aliases, so at most ${1 + MAX_YAML_ALIASES} partitions` };
@@ -275,8 +287,27 @@ export function buildWhatIf(input: WhatIfInput): WhatIfResult {
   if (i.consumersPerZone > 0 && produce !== null && consumers === null) {
     return { ok: false, problem: `--consumers-per-zone ${i.consumersPerZone} in ${i.zones} zones reading ${i.partitions} partitions is more consume events than a timeline holds (${MAX_TIMELINE_ENTRIES.toLocaleString('en-US')}: docs/scenario-format.md, Limits): give fewer consumers or partitions` };
   }
-  const body = scenarioYaml(i, { consumers, layout, zones, replicas, produce, event, untilMs });
-  if (body.length > MAX_SCENARIO_CHARS) {
+  const parts = { consumers, zones, replicas, produce, event, untilMs };
+  let body = scenarioYaml(i, { ...parts, layout });
+  // Too many segments in remote storage only for a scenario file: laid out larger, a whole
+  // number of segment.bytes each. A new replica's bootstrap never reads them (it reads the
+  // auxiliary state of the segment below the local log start, and the leader's local log),
+  // so no figure depends on their size (test/whatif.test.ts runs both and compares).
+  const fits = (b: string, l: Layout) => b.length <= MAX_SCENARIO_CHARS && l.segments.length <= MAX_INITIAL_ENTRIES;
+  if (!fits(body, layout) && layout.remoteSegments > 0) {
+    const last = layout.segments[layout.remoteSegments - 1];
+    const lineChars = `          - ${segmentYaml(last)}\n`.length;
+    const room = Math.max(1, Math.floor((MAX_SCENARIO_CHARS - (body.length - layout.remoteSegments * lineChars)) / lineChars));
+    for (let factor = Math.max(2, Math.ceil(layout.remoteSegments / Math.min(room, MAX_INITIAL_ENTRIES - localSegments))); ; factor++) {
+      if (factor * layout.recordsPerSegment * i.recordBytes > KAFKA_INT_MAX) {
+        return { ok: false, problem: `--tiered ${sizeFlagText(i.tieredBytes)} is more than whatif lays out in a scenario file (128 KiB: docs/scenario-format.md, Limits), even in segments of 2 GiB (Kafka's largest, 2147483647 bytes): give a smaller --tiered` };
+      }
+      layout = layoutOf(factor);
+      body = scenarioYaml(i, { ...parts, layout });
+      if (fits(body, layout)) break;
+    }
+  }
+  if (!fits(body, layout)) {
     return { ok: false, problem: `${sizes} make a scenario of ${body.length.toLocaleString('en-US')} characters (${layout.segments.length.toLocaleString('en-US')} segments a partition); a scenario file is at most ${MAX_SCENARIO_CHARS.toLocaleString('en-US')} (128 KiB: docs/scenario-format.md, Limits): give a larger --segment-bytes${suggestSegmentBytes(i)}` };
   }
   return { ok: true, whatIf: { input: i, consumers, body, layout, zones, replicas, produce, event, estimate, untilMs } };

@@ -251,6 +251,7 @@ function assumedJson(w: WhatIf, a: WhatIfArgs, network: string) {
     recordBytes: i.recordBytes,
     layout: {
       remoteSegments: w.layout.remoteSegments,
+      remoteSegmentBytes: w.layout.recordsPerRemoteSegment * i.recordBytes,
       uploadedLocalSegments: w.layout.bothSegments,
       activeSegmentBytes: w.layout.activeBytes,
       recordsPerSegment: w.layout.recordsPerSegment,
@@ -278,8 +279,14 @@ function describeAssumptions(w: WhatIf, a: WhatIfArgs): string[] {
   const lines: string[] = [];
   const zones = `${i.zones} zone${i.zones === 1 ? '' : 's'} (${w.zones.join(', ')}; broker i in zone i mod ${i.zones})`;
   lines.push(`  cluster    ${i.brokers} broker${i.brokers === 1 ? '' : 's'} in ${zones}; topic ${WHATIF_TOPIC}: ${i.partitions} partition${i.partitions === 1 ? '' : 's'}, replication factor ${i.replicationFactor}, replicas ${JSON.stringify(w.replicas).replace(/,/g, ', ')} (leader first)`);
+  const perRemote = w.layout.recordsPerRemoteSegment * i.recordBytes;
+  const coarse = w.layout.recordsPerRemoteSegment !== w.layout.recordsPerSegment
+    ? ` of ${b(perRemote)}, ${w.layout.recordsPerRemoteSegment / w.layout.recordsPerSegment} x segment.bytes, so that the scenario fits a file: a new replica's bootstrap reads none of them`
+    : '';
+  // Binary units, with the size as given beside them when it reads otherwise (931 GiB (1TB)).
+  const both = (n: number) => (sizeFlagText(n).endsWith('iB') || n < 1024 ? b(n) : `${b(n)} (${sizeFlagText(n)})`);
   lines.push(
-    `  log        each partition: ${b(w.layout.remoteBytes)} in remote storage only (${w.layout.remoteSegments} segment${w.layout.remoteSegments === 1 ? '' : 's'}), ${b(w.layout.localBytes)} local ` +
+    `  log        each partition: ${both(w.layout.remoteBytes)} in remote storage only (${w.layout.remoteSegments.toLocaleString('en-US')} segment${w.layout.remoteSegments === 1 ? '' : 's'}${coarse}), ${both(w.layout.localBytes)} local ` +
       `(${w.layout.bothSegments} uploaded and still local, then the active segment of ${b(w.layout.activeBytes)}); segment.bytes ${i.segmentBytes} (${b(i.segmentBytes)}), ` +
       `${i.recordBytes}-byte records written in ${b(Math.max(1024 * 1024, i.recordBytes))} batches; the followers in sync`,
   );
