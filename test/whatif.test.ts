@@ -64,13 +64,28 @@ describe('the initial log laid out from sizes', () => {
     });
   });
 
-  test('nothing local: one empty active segment; nothing tiered: the log starts local', () => {
+  test('--active: the active segment holds that much, the rolled segments the rest (the oldest what is left over)', () => {
+    // 2,304 records local, 1,024 of them active: 1,280 rolled, in 256 + 1,024.
+    expect(layoutSegments({ remoteBytes: MiB, localBytes: 2.25 * MiB, activeBytes: MiB, segmentBytes: MiB, recordBytes: KiB }).segments).toEqual([
+      { baseOffset: 0, endOffset: 1023, tier: 'remote' },
+      { baseOffset: 1024, endOffset: 1279, tier: 'both' },
+      { baseOffset: 1280, endOffset: 2303, tier: 'both' },
+      { baseOffset: 2304, endOffset: 3327, tier: 'local' },
+    ]);
+  });
+
+  test('nothing local: one empty active segment; nothing tiered: the log starts local; whole segments local: all uploaded, the active one empty', () => {
     expect(layoutSegments({ remoteBytes: 2 * MiB, localBytes: 0, segmentBytes: MiB, recordBytes: KiB }).segments).toEqual([
       { baseOffset: 0, endOffset: 1023, tier: 'remote' },
       { baseOffset: 1024, endOffset: 2047, tier: 'remote' },
       { baseOffset: 2048, endOffset: 2047, tier: 'local' },
     ]);
-    expect(layoutSegments({ remoteBytes: 0, localBytes: 3 * MiB, segmentBytes: MiB, recordBytes: KiB }).segments.map((s) => s.tier)).toEqual(['both', 'both', 'local']);
+    expect(layoutSegments({ remoteBytes: 0, localBytes: 3 * MiB, segmentBytes: MiB, recordBytes: KiB }).segments).toEqual([
+      { baseOffset: 0, endOffset: 1023, tier: 'both' },
+      { baseOffset: 1024, endOffset: 2047, tier: 'both' },
+      { baseOffset: 2048, endOffset: 3071, tier: 'both' },
+      { baseOffset: 3072, endOffset: 3071, tier: 'local' },
+    ]);
   });
 
   test('a record size that does not divide the segment: whole records per segment, the sizes rounded down to whole records', () => {
@@ -81,12 +96,15 @@ describe('the initial log laid out from sizes', () => {
     expect(l.remoteSegments).toBe(4);
     expect(l.segments[0]).toEqual({ baseOffset: 0, endOffset: 0, tier: 'remote' });
     expect(l.remoteBytes).toBe(2_929_687 * KiB);
-    // 10^9 / 1024 = 976,562 records: exactly one (active) segment.
-    expect(l.segments.slice(4)).toEqual([{ baseOffset: 2_929_687, endOffset: 2_929_687 + 976_562 - 1, tier: 'local' }]);
+    // 10^9 / 1024 = 976,562 records: exactly one segment, uploaded; the active one empty.
+    expect(l.segments.slice(4)).toEqual([
+      { baseOffset: 2_929_687, endOffset: 2_929_687 + 976_562 - 1, tier: 'both' },
+      { baseOffset: 2_929_687 + 976_562, endOffset: 2_929_687 + 976_562 - 1, tier: 'local' },
+    ]);
   });
 
-  test('whatif with the 1 TiB question lays out the same log as bench/whatif-1tib.yaml', () => {
-    const s = scenarioOf({ tieredBytes: 1024 * GiB, localBytes: 50 * GiB });
+  test('whatif with the 1 TiB question and a full 1 GiB active segment lays out the same log as bench/whatif-1tib.yaml', () => {
+    const s = scenarioOf({ tieredBytes: 1024 * GiB, localBytes: 50 * GiB, activeBytes: GiB });
     expect(s.topics[0].initial[0].segments).toEqual(whatIfScenario().topics[0].initial[0].segments);
     expect(s.topics[0].initial[0].followersInSync).toBe(true);
     expect(s.model).toMatchObject({ recordBytes: 1024, producerBatchBytes: MiB });
@@ -111,9 +129,9 @@ describe('more segments in remote storage only than a scenario file holds', () =
     expect(w.layout.recordsPerRemoteSegment % w.layout.recordsPerSegment).toBe(0);
     expect(w.layout.remoteSegments).toBe(Math.ceil(1e9 / w.layout.recordsPerRemoteSegment));
     expect(w.body.length).toBeLessThanOrEqual(131_072);
-    // 50 MB local: 4 uploaded segments and the active one, 10 MB each.
-    expect(w.layout.segments.slice(w.layout.remoteSegments)).toEqual([0, 1, 2, 3, 4].map((n) => ({ baseOffset: 1e9 + n * 10_000, endOffset: 1e9 + (n + 1) * 10_000 - 1, tier: n < 4 ? 'both' : 'local' })));
-    expect(w.estimate.copyBytes).toEqual({ classic: 50e6, kip1023: 10e6 });
+    // 50 MB local: 5 uploaded segments of 10 MB, the active one empty.
+    expect(w.layout.segments.slice(w.layout.remoteSegments)).toEqual([0, 1, 2, 3, 4, 5].map((n) => ({ baseOffset: 1e9 + n * 10_000, endOffset: 1e9 + (n < 5 ? n + 1 : n) * 10_000 - 1, tier: n < 5 ? 'both' : 'local' })));
+    expect(w.estimate.copyBytes).toEqual({ classic: 50e6, kip1023: 0 });
   });
 
   test('no figure depends on their size: the same what-if with them at segment.bytes gives the same comparison', () => {
@@ -274,14 +292,16 @@ describe('what whatif refuses, naming the option', () => {
   test.each([
     [{ segmentBytes: 512 * KiB }, /^--segment-bytes 512KiB: Kafka refuses it \("Invalid value 524288 for configuration segment.bytes: Value must be at least 1048576"; LogConfig: atLeast\(1024 \* 1024\), Kafka 4.1\+\)/],
     [{ segmentBytes: 4 * GiB }, /Not a number of type INT/],
-    // 50 GiB / 1 MiB: 51,200 local segments, a line each.
-    [{ segmentBytes: MiB }, /^--local 50GiB in --segment-bytes 1MiB segments make 51,200 local segments a partition; whatif writes at most 1,500 .*give a larger --segment-bytes \(64MiB fits\) or a smaller --local/],
+    // 50 GiB / 1 MiB: 51,200 uploaded segments and the empty active one, a line each.
+    [{ segmentBytes: MiB }, /^--local 50GiB in --segment-bytes 1MiB segments make 51,201 local segments a partition; whatif writes at most 1,500 .*give a larger --segment-bytes \(64MiB fits\) or a smaller --local/],
     [{ tieredBytes: 1000 * 1024 * GiB }, /^--tiered 1000TiB is more than whatif lays out in a scenario file .* even in segments of 2 GiB/],
     [{ zones: 4 }, /^--zones must be from 1 to --brokers \(3\)/],
     [{ replicationFactor: 4 }, /^--replication-factor must be from 1 to --brokers \(3\)/],
     [{ brokers: 64 }, /^--brokers must be from 1 to 63 \(the add-replica event adds one/],
     [{ event: 'crash-leader', replicationFactor: 1 } as Partial<WhatIfInput>, /^--replication-factor must be at least 2 for --event crash-leader/],
     [{ recordBytes: 2 * GiB, segmentBytes: GiB }, /^--record-bytes \(2 GiB\) is more than a segment/],
+    [{ activeBytes: 2 * GiB }, /^--active \(2 GiB\) is more than a segment \(--segment-bytes 1 GiB\)/],
+    [{ activeBytes: 2 * MiB, localBytes: MiB }, /^--active \(2 MiB\) is more than --local \(1 MiB\), which includes it/],
     [{ produceBytesPerSec: 900_000_000 }, /^--produce 900MB\/s .* would never catch up/],
     [{ partitions: 102, tieredBytes: 0, localBytes: MiB, segmentBytes: MiB }, /at most 101 partitions/],
   ])('%j', (over, reason) => {
@@ -449,12 +469,15 @@ describe('closed form: the bytes a new replica pulls from the leader are what th
 });
 
 describe('the README\'s question: 1 TB tiered and 50 MB local, in 10 MB segments', () => {
-  test('classic pulls the 50 MB local log from the leader, KIP-1023 the 10 MB active segment', async () => {
-    const r = await cli('whatif', '--tiered', '1TB', '--local', '50MB', '--segment-bytes', '10MB', '--record-bytes', '1000', '--produce', '0', '--modes', 'classic,kip1023', '--json');
+  test.each([
+    [[], 0],
+    [['--active', '5MB'], 5_000_000],
+  ])('classic pulls the 50 MB local log from the leader, KIP-1023 the active segment (%j: %d bytes)', async (more, active) => {
+    const r = await cli('whatif', '--tiered', '1TB', '--local', '50MB', '--segment-bytes', '10MB', '--record-bytes', '1000', '--produce', '0', '--modes', 'classic,kip1023', ...more, '--json');
     expect(r.code).toBe(0);
     const [classic, kip] = JSON.parse(r.stdout).modes;
     expect(classic.newReplica.atIsrJoin.bytesFromLeader).toBe(50_000_000);
-    expect(kip.newReplica.atIsrJoin.bytesFromLeader).toBe(10_000_000);
+    expect(kip.newReplica.atIsrJoin.bytesFromLeader).toBe(active);
     expect(kip.newReplica.atIsrJoin.atMs).toBeLessThan(classic.newReplica.atIsrJoin.atMs);
   });
 });

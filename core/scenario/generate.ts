@@ -14,6 +14,11 @@ export interface LayoutSizes {
   remoteBytes: number;
   /** Bytes on the leader's local disk, the active segment included. */
   localBytes: number;
+  /**
+   * Bytes of the active segment (part of `localBytes`), at most a segment. Default: what
+   * `localBytes` leaves past whole segments (an empty active segment when it is a whole number of them).
+   */
+  activeBytes?: number;
   /** The topic's segment.bytes: a rolled segment holds as many whole records as fit. */
   segmentBytes: number;
   /** Bytes of one record (model.recordBytes). */
@@ -47,11 +52,12 @@ export interface Layout {
 
 /**
  * A partition's log in steady state: `remoteBytes` in remote storage only, in full segments
- * (the oldest holds what is left over), then `localBytes` on local disk, in which every
- * rolled segment is uploaded (`both`: the remote log manager copies each segment once it is
- * rolled, RemoteLogManager.copyLogSegmentsToRemote) and the active segment, never uploaded,
- * holds the rest (from one record to a whole segment; empty when `localBytes` is 0). Offsets
- * from 0, contiguous, oldest first, as docs/scenario-format.md's Rules require.
+ * (the oldest holds what is left over), then `localBytes` on local disk: the active segment,
+ * never uploaded, last, holding `activeBytes` (by default what is left past whole segments,
+ * so never a full segment, which the next append would roll), and before it the rolled
+ * segments, every one uploaded (`both`: the remote log manager copies each segment once it
+ * is rolled, RemoteLogManager.copyLogSegmentsToRemote), full but the oldest. Offsets from 0,
+ * contiguous, oldest first, as docs/scenario-format.md's Rules require.
  */
 export function layoutSegments(sizes: LayoutSizes): Layout {
   const perSegment = Math.floor(sizes.segmentBytes / sizes.recordBytes);
@@ -68,10 +74,13 @@ export function layoutSegments(sizes: LayoutSizes): Layout {
   const remoteCount = Math.ceil(remoteRecords / perRemote);
   for (let i = 0; i < remoteCount; i++) push(i === 0 ? remoteRecords - (remoteCount - 1) * perRemote : perRemote, 'remote');
   const localLogStartOffset = base;
-  const localCount = Math.max(1, Math.ceil(localRecords / perSegment));
-  for (let i = 0; i < localCount - 1; i++) push(perSegment, 'both');
-  const activeRecords = localRecords - (localCount - 1) * perSegment;
+  const activeRecords = sizes.activeBytes === undefined ? localRecords % perSegment : Math.min(localRecords, Math.floor(sizes.activeBytes / sizes.recordBytes));
+  if (activeRecords > perSegment) throw new RangeError(`an active segment of ${activeRecords} records is more than a segment of ${perSegment}`);
+  const rolledRecords = localRecords - activeRecords;
+  const bothCount = Math.ceil(rolledRecords / perSegment);
+  for (let i = 0; i < bothCount; i++) push(i === 0 ? rolledRecords - (bothCount - 1) * perSegment : perSegment, 'both');
   push(activeRecords, 'local');
+  const localCount = bothCount + 1;
   return {
     segments,
     recordsPerSegment: perSegment,

@@ -10,8 +10,9 @@
  * robin); one tiered topic, `events`, of `partitions` partitions with replicas spread over
  * the zones (generate.ts, rackAwareReplicas). Each partition's log at t = 0 is the steady
  * state of a tiered partition (generate.ts, layoutSegments): `tiered` bytes in remote
- * storage only, `local` bytes on local disk of which every rolled segment is already
- * uploaded, the followers in sync (`followersInSync`). A producer writes `produce` bytes a
+ * storage only, `local` bytes on local disk: the active segment (`active`, by default what
+ * `local` leaves past whole segments) and before it rolled segments, every one already
+ * uploaded; the followers in sync (`followersInSync`). A producer writes `produce` bytes a
  * second over the partitions from t = 0 with acks=all (Kafka's producer default since 3.0),
  * one batch per partition each linger.ms (generate.ts, producePlan). Then the event, at
  * `eventAtMs`, on partition 0:
@@ -63,6 +64,8 @@ export interface WhatIfInput {
   tieredBytes: number;
   /** Bytes of each partition on the leader's local disk, the active segment included. */
   localBytes: number;
+  /** Bytes of the active segment (part of localBytes); null: what localBytes leaves past whole segments. */
+  activeBytes: number | null;
   /** The topic's segment.bytes. */
   segmentBytes: number;
   /** Bytes a second produced over all partitions (0: no producer). */
@@ -95,6 +98,7 @@ export const WHATIF_DEFAULTS: WhatIfInput = {
   replicationFactor: 3,
   tieredBytes: 1024 ** 4,
   localBytes: 50 * 1024 ** 3,
+  activeBytes: null,
   segmentBytes: TOPIC_CONFIGS['segment.bytes'].default,
   produceBytesPerSec: 1_000_000,
   recordBytes: MODEL_KNOBS.recordBytes.default as number,
@@ -116,6 +120,7 @@ export const WHATIF_FLAG: Readonly<Record<keyof WhatIfInput, string>> = {
   replicationFactor: '--replication-factor',
   tieredBytes: '--tiered',
   localBytes: '--local',
+  activeBytes: '--active',
   segmentBytes: '--segment-bytes',
   produceBytesPerSec: '--produce',
   recordBytes: '--record-bytes',
@@ -207,6 +212,8 @@ export function checkWhatIfInput(i: WhatIfInput): string | null {
     problemIf(i.partitions * i.replicationFactor + (addsBroker ? 1 : 0) > MAX_TOTAL_REPLICAS, '--partitions', `x --replication-factor is ${i.partitions * i.replicationFactor} replicas; a scenario has at most ${MAX_TOTAL_REPLICAS} (docs/scenario-format.md, Limits)`),
     problemIf(i.event === 'crash-leader' && i.replicationFactor < 2, '--replication-factor', `must be at least 2 for --event crash-leader (another in-sync replica takes over), got ${i.replicationFactor}`),
     segmentBytesProblem(i.segmentBytes),
+    problemIf(i.activeBytes !== null && i.activeBytes > i.segmentBytes, '--active', `(${bytes(i.activeBytes ?? 0)}) is more than a segment (--segment-bytes ${bytes(i.segmentBytes)})`),
+    problemIf(i.activeBytes !== null && i.activeBytes > i.localBytes, '--active', `(${bytes(i.activeBytes ?? 0)}) is more than --local (${bytes(i.localBytes)}), which includes it`),
     problemIf(!(i.recordBytes >= 1), '--record-bytes', `must be at least 1 byte, got ${i.recordBytes}`),
     problemIf(i.recordBytes > i.segmentBytes, '--record-bytes', `(${bytes(i.recordBytes)}) is more than a segment (--segment-bytes ${bytes(i.segmentBytes)})`),
     problemIf(!(i.lingerMs >= 0 && i.lingerMs <= 600_000), '--linger-ms', `must be from 0 to 600000, got ${i.lingerMs}`),
@@ -233,7 +240,7 @@ export function buildWhatIf(input: WhatIfInput): WhatIfResult {
   const i = input;
   const sizes = `--local ${sizeFlagText(i.localBytes)} in --segment-bytes ${sizeFlagText(i.segmentBytes)} segments`;
   const layoutOf = (remoteSegmentScale = 1): Layout =>
-    layoutSegments({ remoteBytes: i.tieredBytes, localBytes: i.localBytes, segmentBytes: i.segmentBytes, recordBytes: i.recordBytes, remoteSegmentScale });
+    layoutSegments({ remoteBytes: i.tieredBytes, localBytes: i.localBytes, ...(i.activeBytes !== null ? { activeBytes: i.activeBytes } : {}), segmentBytes: i.segmentBytes, recordBytes: i.recordBytes, remoteSegmentScale });
   let layout = layoutOf();
   const localSegments = layout.bothSegments + 1;
   if (localSegments > MAX_LOCAL_SEGMENTS) {
@@ -437,8 +444,8 @@ function scenarioYaml(i: WhatIfInput, p: Parts): string {
     `description: >`,
     `  Made by npm run sim -- whatif (core/scenario/whatif.ts). ${i.brokers} brokers in ${i.zones} zone${i.zones === 1 ? '' : 's'}; topic ${t},`,
     `  ${i.partitions} partition${i.partitions === 1 ? '' : 's'} with replication factor ${i.replicationFactor}, each with ${bytes(layout.remoteBytes)} in remote storage only`,
-    `  (${layout.remoteSegments} segments) and ${bytes(layout.localBytes)} on local disk (${layout.bothSegments} uploaded and still local, then the active`,
-    `  segment of ${bytes(layout.activeBytes)}), in ${bytes(i.segmentBytes)} segments of ${i.recordBytes}-byte records; the followers in sync.`,
+    `  (${layout.remoteSegments} segments) and ${bytes(layout.localBytes)} on local disk (${layout.bothSegments} uploaded and still local, then`,
+    `  ${layout.activeBytes === 0 ? 'an empty active segment' : `the active segment, ${bytes(layout.activeBytes)}`}), in ${bytes(i.segmentBytes)} segments of ${i.recordBytes}-byte records; the followers in sync.`,
     produce === null
       ? `  No producer.`
       : `  A producer writes ${produce.records} record${produce.records === 1 ? '' : 's'} to each partition every ${produce.everyMs} ms with acks=all (${bytes(Math.round(produce.bytesPerSec))}/s in all).`,

@@ -89,6 +89,9 @@ Each partition's log at t=0 (the followers in sync):
   --tiered SIZE            bytes in remote storage only [1TiB]
   --local SIZE             bytes on the leader's disk, the active segment included; every
                            rolled segment already uploaded [50GiB]
+  --active SIZE            bytes of the active segment (not uploaded), part of --local, at
+                           most a segment [what --local leaves past whole segments: none
+                           when --local is a whole number of segments]
   --segment-bytes SIZE     segment.bytes, at least 1MiB as Kafka requires [1GiB]
   --record-bytes SIZE      bytes of a record [1KiB]
 The load:

@@ -38,6 +38,7 @@ const OPTIONS: Readonly<Record<string, { field?: keyof WhatIfInput; kind: Kind }
   '--replication-factor': { field: 'replicationFactor', kind: 'int' },
   '--tiered': { field: 'tieredBytes', kind: 'size' },
   '--local': { field: 'localBytes', kind: 'size' },
+  '--active': { field: 'activeBytes', kind: 'size' },
   '--segment-bytes': { field: 'segmentBytes', kind: 'size' },
   '--produce': { field: 'produceBytesPerSec', kind: 'rate' },
   '--record-bytes': { field: 'recordBytes', kind: 'size' },
@@ -150,7 +151,7 @@ export function parseWhatIfArgs(args: string[]): WhatIfArgs {
   const applies = (field: keyof WhatIfInput): boolean => {
     if (field === 'outageMs') return input.event === 'store-outage';
     if (field === 'downMs') return input.event === 'crash-leader';
-    return field !== 'untilMs';
+    return field !== 'untilMs' && field !== 'activeBytes';
   };
   const defaults: string[] = [];
   for (const [flag, spec] of Object.entries(OPTIONS)) {
@@ -287,7 +288,7 @@ function describeAssumptions(w: WhatIf, a: WhatIfArgs): string[] {
   const both = (n: number) => (sizeFlagText(n).endsWith('iB') || n < 1024 ? b(n) : `${b(n)} (${sizeFlagText(n)})`);
   lines.push(
     `  log        each partition: ${both(w.layout.remoteBytes)} in remote storage only (${w.layout.remoteSegments.toLocaleString('en-US')} segment${w.layout.remoteSegments === 1 ? '' : 's'}${coarse}), ${both(w.layout.localBytes)} local ` +
-      `(${w.layout.bothSegments} uploaded and still local, then the active segment of ${b(w.layout.activeBytes)}); segment.bytes ${i.segmentBytes} (${b(i.segmentBytes)}), ` +
+      `(${w.layout.bothSegments} uploaded and still local, then ${w.layout.activeBytes === 0 ? 'an empty active segment' : `the active segment of ${b(w.layout.activeBytes)}`}${i.activeBytes === null ? '' : ' (--active)'}); segment.bytes ${i.segmentBytes} (${b(i.segmentBytes)}), ` +
       `${i.recordBytes}-byte records written in ${b(Math.max(1024 * 1024, i.recordBytes))} batches; the followers in sync`,
   );
   if (w.produce === null) lines.push(`  producer   none (--produce 0)`);
