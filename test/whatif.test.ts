@@ -433,7 +433,7 @@ describe('the command', () => {
   test('--help names every option', async () => {
     const r = await cli('whatif', '--help');
     expect(r.code).toBe(0);
-    for (const o of ['--brokers N', '--zones N', '--partitions N', '--replication-factor N', '--tiered SIZE', '--local SIZE', '--segment-bytes SIZE', '--produce RATE', '--record-bytes SIZE', '--linger-ms MS', '--modes LIST', '--event add-replica', '--event crash-leader', '--event store-outage', '--out FILE', '--json', '--consumers-per-zone N', '--until MS', '--duration MS', '--seed N', '--max-steps N']) {
+    for (const o of ['--active SIZE', '--brokers N', '--zones N', '--partitions N', '--replication-factor N', '--tiered SIZE', '--local SIZE', '--segment-bytes SIZE', '--produce RATE', '--record-bytes SIZE', '--linger-ms MS', '--modes LIST', '--event add-replica', '--event crash-leader', '--event store-outage', '--out FILE', '--json', '--consumers-per-zone N', '--until MS', '--duration MS', '--seed N', '--max-steps N']) {
       expect(r.stdout, o).toContain(o);
     }
     expect((await cli('--help')).stdout).toContain('  whatif ');
