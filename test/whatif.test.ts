@@ -278,7 +278,7 @@ describe('consumers in each zone', () => {
     const k = new Kernel(r.scenario);
     k.runToEnd();
     const json = buildRunJson(k);
-    expect(json.metrics.crossZoneBytes.consume).toBe(100 * 1024);
+    expect((json.metrics.crossZoneBytes as Record<string, number>).consume).toBe(100 * 1024);
     const answered = json.trace.filter((e) => e.type === 'response' && (e as { target?: unknown }).target === 'consumer').map((e) => e.atMs);
     // 1 ms each way in the leader's zone, 2 ms across.
     expect(answered.sort()).toEqual([12, 12, 14]);
