@@ -322,6 +322,7 @@ function replicaLine(mode: Mode, f: ReplicaFigures | null, crash: boolean, until
 export function cmdWhatIf(args: string[], io: Io): number {
   const a = parseWhatIfArgs(args);
   if (a.help) return io.out(HELP.whatif), EXIT.ok;
+  if (!a.workBudget) io.err(`whatif: note: the scenario work budget is off (--no-work-budget): a scenario past it can take minutes and gigabytes; --max-steps still stops each run (docs/scenario-format.md, Limits)`);
   const built = buildWhatIf(a.input);
   // One line naming the option, as every bad option is told (main.ts).
   if (!built.ok) throw new UsageError(built.problem);
