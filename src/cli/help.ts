@@ -77,7 +77,7 @@ scenario (docs/scenario-format.md) from the options, checks it as a file is chec
 it in each design, and prints what it assumed (every default it filled in, the network and
 store figures), compare's table, and what the event's replica took. Example:
 
-  npm run sim -- whatif --tiered 1TB --local 50MB --segment-bytes 10MB --modes classic,kip1023
+  npm run sim -- whatif --tiered 1TB --local 50MB --segment-bytes 10MB --record-bytes 1kB
 
 The cluster (defaults in brackets, each printed when used):
   --brokers N              brokers [3], broker i in zone i mod --zones (racks round robin)
