@@ -25,6 +25,7 @@
  * (replica.fetch.wait.max.ms 500, replica.fetch.max.bytes 1 MiB).
  */
 import { INTERNAL_SEGMENT_BYTES, SEGMENT_BYTES_MIN } from '../core/domain/config.js';
+import { producePlan, rackAwareReplicas, zoneNames } from '../core/scenario/generate.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
 
@@ -59,7 +60,10 @@ export const REFERENCE: Required<WorkloadOptions> = {
 export function workloadDocument(options: WorkloadOptions = {}) {
   const o = { ...REFERENCE, ...options };
   const brokers = 3;
-  const recordsPerProduce = Math.round((o.bytesPerSecond * o.producePeriodMs) / 1000 / o.partitions / o.recordBytes) * o.recordScale;
+  // One batch per partition each linger.ms (core/scenario/generate.ts, producePlan).
+  const plan = producePlan(o.bytesPerSecond, o.partitions, o.recordBytes, o.producePeriodMs);
+  if (plan === null || plan.recordAtATime) throw new RangeError('a workload produces at least one record per partition per period');
+  const recordsPerProduce = plan.records * o.recordScale;
   const batchBytes = 131072 * o.recordScale;
   const segmentBytes = Math.floor((10_000_000 * o.recordScale) / o.segmentScale);
   const localRetentionBytes = Math.floor((50_000_000 * o.recordScale) / o.segmentScale);
@@ -69,14 +73,15 @@ export function workloadDocument(options: WorkloadOptions = {}) {
     description: `Benchmark workload (bench/workloads.ts): 3 brokers, ${o.partitions} partitions with RF 3, ${recordsPerProduce} records of ${o.recordBytes} B per partition every ${o.producePeriodMs} ms, acks=all.`,
     seed: 1,
     brokers,
-    zones: ['a', 'b', 'c'],
+    zones: zoneNames(3),
     config: {},
     model: { recordBytes: o.recordBytes, producerBatchBytes: batchBytes },
     topics: [
       {
         name: 'events',
         partitions: o.partitions,
-        replicas: Array.from({ length: o.partitions }, (_, p) => [p % brokers, (p + 1) % brokers, (p + 2) % brokers]),
+        // Leaders round robin, the replicas of each partition in the other two zones.
+        replicas: rackAwareReplicas(brokers, 3, o.partitions, 3),
         config: {
           'remote.storage.enable': true,
           // Below Kafka's 1 MiB minimum (segmentScale 10 gives 1,000,000 bytes), Kafka's internal test override.

@@ -77,7 +77,7 @@ function actionText(a: TimelineAction): string {
     case 'produce':
       return `produce ${a.records} records to ${a.topic}-${a.partition}, acks=${a.acks}${a.everyMs !== undefined ? `, every ${a.everyMs} ms${a.untilMs !== undefined ? ` until t=${a.untilMs}ms` : ''}` : ''}`;
     case 'consume':
-      return `a consumer reads ${a.records} records of ${a.topic}-${a.partition} from offset ${a.fromOffset}${a.broker !== undefined ? ` on broker ${a.broker}` : ''}${a.config !== undefined ? ` (${Object.entries(a.config).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
+      return `a consumer${a.zone !== undefined ? ` in zone ${a.zone}` : ''} reads ${a.records} records of ${a.topic}-${a.partition} from offset ${a.fromOffset}${a.broker !== undefined ? ` on broker ${a.broker}` : ''}${a.config !== undefined ? ` (${Object.entries(a.config).map(([k, v]) => `${k}=${v}`).join(', ')})` : ''}`;
     case 'crash':
       return `broker ${a.broker} crashes`;
     case 'restart':

@@ -136,7 +136,7 @@ function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
     ? []
     : validateTopics(p, top.topics, brokers, infos);
 
-  const timeline = given(top, 'timeline') ? validateTimeline(p, top.timeline, until, { brokers, topics: infos }) : [];
+  const timeline = given(top, 'timeline') ? validateTimeline(p, top.timeline, until, { brokers, topics: infos, zones }) : [];
   const choices = given(top, 'choices') ? validateChoices(p, top.choices) : [];
 
   if (p.count > 0) return { ok: false, problems: p.items, total: p.count };

@@ -24,6 +24,7 @@ import {
   list,
   missing,
   oneOfC,
+  stringC,
   opt,
   q,
   req,
@@ -44,7 +45,7 @@ type ActionKind = TimelineAction['kind'];
 const ACTION_FIELDS: Record<ActionKind, readonly string[]> = {
   addReplica: ['topic', 'partition', 'broker'],
   produce: ['topic', 'partition', 'records', 'acks', 'everyMs', 'untilMs'],
-  consume: ['topic', 'partition', 'broker', 'fromOffset', 'records', 'config'],
+  consume: ['topic', 'partition', 'broker', 'fromOffset', 'records', 'config', 'zone'],
   crash: ['broker'],
   restart: ['broker'],
   electLeader: ['topic', 'partition', 'broker'],
@@ -66,6 +67,8 @@ export interface ActionContext {
   /** The scenario's `brokers`. Undefined when the scenario's broker count is itself invalid. */
   brokers: number | undefined;
   topics: ReadonlyMap<string, TopicInfo>;
+  /** The scenario's zones (a consume's `zone` names one); absent: not checked here. */
+  zones?: readonly string[];
   /** Brokers added before this action (ids `brokers`, `brokers + 1`, ...); absent: none. */
   addedBrokers?: number;
   /**
@@ -86,6 +89,7 @@ export function actionContext(s: Scenario): ActionContext {
   return {
     brokers: s.brokers,
     topics: new Map(s.topics.map((t) => [t.name, { partitions: t.partitions }])),
+    zones: s.zones,
     ...(added > 0 ? { addedBrokers: added } : {}),
   };
 }
@@ -217,11 +221,14 @@ function fieldsAction(
       const records = req(p, body, 'records', path, recordsC);
       // null, as for any optional key, counts as not given.
       const config = hasOwn(body, 'config') && body.config !== null ? validateConsumerConfig(p, body.config, `${path}.config`) : undefined;
+      // The consumer's own zone (a client in another zone than the leader's pays cross-zone transfer).
+      const zone = opt(p, body, 'zone', path, ctx.zones === undefined ? stringC({ nonEmpty: true }) : oneOfC(ctx.zones));
       if (topic !== undefined && partition !== undefined && fromOffset !== undefined && records !== undefined) {
         action = broker === undefined
           ? { kind, topic, partition, fromOffset, records }
           : { kind, topic, partition, broker, fromOffset, records };
         if (config !== undefined && Object.keys(config).length > 0) action.config = config;
+        if (zone !== undefined) action.zone = zone;
       }
       break;
     }

@@ -48,8 +48,12 @@ export type TimelineAction =
   | { kind: 'addReplica'; topic: string; partition: number; broker: number }
   /** With `everyMs`, the produce repeats at that period until `untilMs` (default: the run's end). */
   | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks; everyMs?: number; untilMs?: number }
-  /** `config`: the consumer's configs that differ from Kafka's defaults (core/domain/config.ts CONSUMER_CONFIGS). */
-  | { kind: 'consume'; topic: string; partition: number; broker?: number; fromOffset: number; records: number; config?: Partial<ConsumerConfig> }
+  /**
+   * `config`: the consumer's configs that differ from Kafka's defaults (core/domain/config.ts
+   * CONSUMER_CONFIGS). `zone`: the consumer's zone, one of the scenario's (absent: model.clientZone,
+   * else the partition leader's zone, as every client).
+   */
+  | { kind: 'consume'; topic: string; partition: number; broker?: number; fromOffset: number; records: number; config?: Partial<ConsumerConfig>; zone?: string }
   | { kind: 'crash'; broker: number }
   | { kind: 'restart'; broker: number }
   | { kind: 'electLeader'; topic: string; partition: number; broker: number }

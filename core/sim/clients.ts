@@ -124,9 +124,9 @@ export function completeAcks(s: Sim, key: string): void {
 
 /**
  * A consumer starts reading `records` from `fromOffset` at `broker` (the leader by default),
- * with its configs (Kafka's defaults where `config` gives none).
+ * with its configs (Kafka's defaults where `config` gives none), from `zone` when it has its own.
  */
-export function startConsumer(s: Sim, topic: string, partition: number, fromOffset: number, records: number, broker?: number, config?: Partial<ConsumerConfig>): void {
+export function startConsumer(s: Sim, topic: string, partition: number, fromOffset: number, records: number, broker?: number, config?: Partial<ConsumerConfig>, zone?: string): void {
   const state = s.state;
   const key = partitionKey(topic, partition);
   const part = state.partitions[key];
@@ -143,8 +143,9 @@ export function startConsumer(s: Sim, topic: string, partition: number, fromOffs
     remote: 0,
     maxPartitionFetchBytes: cfg['max.partition.fetch.bytes'],
     fetchMaxBytes: cfg['fetch.max.bytes'],
+    ...(zone !== undefined ? { zone } : {}),
   };
-  s.emit({ atMs: state.nowMs, type: 'timeline', action: 'consume', broker: at, topic, partition, fromOffset, records });
+  s.emit({ atMs: state.nowMs, type: 'timeline', action: 'consume', broker: at, topic, partition, fromOffset, records, ...(zone !== undefined ? { zone } : {}) });
   sendConsumerFetch(s, id);
 }
 
@@ -167,7 +168,7 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
     body: { fetchOffset: c.nextOffset, maxBytes: c.maxPartitionFetchBytes, responseMaxBytes: c.fetchMaxBytes },
   };
   s.emit({ atMs: state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
-  s.schedule(state.nowMs + hopMs(state, 'consumer', c.broker, c.key), { kind: 'deliver', msg });
+  s.schedule(state.nowMs + hopMs(state, 'consumer', c.broker, c.key, c.zone), { kind: 'deliver', msg });
 }
 
 /**

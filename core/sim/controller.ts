@@ -33,7 +33,7 @@ export function applyTimeline(s: Sim, a: TimelineAction): void {
     case 'produce':
       return produce(s, a.topic, a.partition, a.records, a.acks);
     case 'consume':
-      return startConsumer(s, a.topic, a.partition, a.fromOffset, a.records, a.broker, a.config);
+      return startConsumer(s, a.topic, a.partition, a.fromOffset, a.records, a.broker, a.config, a.zone);
     case 'setConfig':
       return setConfig(s, a.values, a.topic);
     case 'objectStore': {

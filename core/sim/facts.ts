@@ -172,16 +172,18 @@ export function rlmTaskEvent(state: KernelState, broker: number, key: string, ti
 }
 
 /** A broker's zone; a client (producer or consumer) is in `model.clientZone`, or else the partition leader's zone. */
-export function zoneOf(state: KernelState, e: Endpoint, key: string): string {
+export function zoneOf(state: KernelState, e: Endpoint, key: string, clientZone?: string): string {
+  // A client: its own zone (a consume's \`zone\`), else model.clientZone, else the leader's.
+  if (typeof e !== 'number' && clientZone !== undefined) return clientZone;
   if (typeof e !== 'number' && state.model.clientZone !== '') return state.model.clientZone;
   const part = state.partitions[key];
   const id = typeof e === 'number' ? e : part.leader >= 0 ? part.leader : 0;
   return state.brokers[id]?.zone ?? 'a';
 }
 
-/** One network hop: same zone or cross zone. */
-export function latencyMs(state: KernelState, a: Endpoint, b: Endpoint, key: string): number {
-  return zoneOf(state, a, key) === zoneOf(state, b, key) ? state.model.sameZoneLatencyMs : state.model.crossZoneLatencyMs;
+/** One network hop: same zone or cross zone (`clientZone`: the zone of the client end, when it has its own). */
+export function latencyMs(state: KernelState, a: Endpoint, b: Endpoint, key: string, clientZone?: string): number {
+  return zoneOf(state, a, key, clientZone) === zoneOf(state, b, key, clientZone) ? state.model.sameZoneLatencyMs : state.model.crossZoneLatencyMs;
 }
 
 /** The machine's current state, `a.b.c` ('' when there is no such machine). */

@@ -67,8 +67,8 @@ export function networkJittered(state: KernelState): boolean {
  * One network hop scheduled now: the zone latency (`latencyMs`), plus the hop's jitter.
  * Call it once per message, when the message is scheduled.
  */
-export function hopMs(state: KernelState, a: Endpoint, b: Endpoint, key: string): number {
-  const base = latencyMs(state, a, b, key);
+export function hopMs(state: KernelState, a: Endpoint, b: Endpoint, key: string, clientZone?: string): number {
+  const base = latencyMs(state, a, b, key, clientZone);
   const d = hopDistribution(state, a, b);
   return d === undefined ? base : base + draw(state, d, 'network');
 }

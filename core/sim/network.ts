@@ -221,6 +221,11 @@ export function respond<A extends ApiName>(s: Sim, broker: number, key: string, 
   reply(s, msg as RequestMessage & { api: A }, body, broker);
 }
 
+/** The zone of the consumer that sent `request`, when it has its own (a consume's `zone`). */
+function consumerZone(state: Sim['state'], request: RequestMessage): string | undefined {
+  return request.source === 'consumer' ? state.consumers[String(request.requestId)]?.zone : undefined;
+}
+
 /** The answer to a request, sent back over the same link. */
 export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api: A }, body: ResponseBodies[A], from: number): void {
   // The request's fields, in its order, with the response's values. (The API and its body
@@ -237,7 +242,7 @@ export function reply<A extends ApiName>(s: Sim, request: RequestMessage & { api
     body,
   } as ResponseMessage;
   s.observe({ kind: 'responseSent', msg });
-  transmit(s, msg, messageBytes(msg), hopMs(s.state, from, request.source, request.key) + lateBy(s, msg));
+  transmit(s, msg, messageBytes(msg), hopMs(s.state, from, request.source, request.key, consumerZone(s.state, request)) + lateBy(s, msg));
 }
 
 /** The bytes a message carries over the network: a Fetch response's record batches (the rest is too small to count). */
@@ -296,7 +301,8 @@ export function traceResponse(s: Sim, msg: ResponseMessage): RecordBatch[] {
   if (msg.body.rule) e.rule = msg.body.rule;
   s.emit(e as unknown as TraceEntry);
   if (msg.api === 'Fetch' && typeof msg.source === 'number') {
-    countCrossZone(state.metrics.crossZoneBytes, msg.target === 'consumer' ? 'consume' : 'replication', zoneOf(state, msg.source, msg.key), zoneOf(state, msg.target, msg.key), bytes);
+    const client = msg.target === 'consumer' ? state.consumers[String(msg.requestId)]?.zone : undefined;
+    countCrossZone(state.metrics.crossZoneBytes, msg.target === 'consumer' ? 'consume' : 'replication', zoneOf(state, msg.source, msg.key), zoneOf(state, msg.target, msg.key, client), bytes);
   }
   return batches;
 }

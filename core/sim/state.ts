@@ -178,6 +178,8 @@ export interface ConsumerState {
   maxPartitionFetchBytes: number;
   /** fetch.max.bytes: the whole response's limit in each Fetch. */
   fetchMaxBytes: number;
+  /** The consumer's own zone (a consume's \`zone\`); absent: model.clientZone or the leader's, as every client. */
+  zone?: string;
 }
 
 /** The objects a KIP-405 copy writes for one segment (RemoteStorageManager.copyLogSegmentData). */

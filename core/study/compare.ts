@@ -123,6 +123,12 @@ export class TraceFigures {
     }
   }
 
+  /** Whether `observe` reads anything from this entry (a run that does not keep its trace keeps these). */
+  static reads(entry: TraceEntry): boolean {
+    const e = entry as unknown as Loose;
+    return (e.type === 'timeline' && e.action === 'addReplica') || (e.type === 'isr' && Array.isArray(e.added)) || e.type === 'leader' || (e.type === 'objectStore' && e.purpose === 'consumerRead');
+  }
+
   observe(entry: TraceEntry): void {
     const e = entry as unknown as Loose;
     const at = e.atMs as number;
@@ -149,11 +155,15 @@ export class TraceFigures {
  * The figures of one finished run. With the kernel, the month's cost is scaled from the
  * unrounded cost (a short run's rounded cents would otherwise be multiplied too).
  */
-export function rowOf(mode: Mode, json: RunJson, k?: Kernel): CompareRow {
+export function rowOf(mode: Mode, json: RunJson, k?: Kernel, observed?: TraceFigures): CompareRow {
   const trace = json.trace as unknown as Loose[];
   const m = json.metrics as Loose;
-  const figures = new TraceFigures(json.partitions);
-  for (const e of json.trace) figures.observe(e);
+  // A run that streamed its trace (compare's keepTrace false) observed it as it went.
+  let figures = observed;
+  if (figures === undefined) {
+    figures = new TraceFigures(json.partitions);
+    for (const e of json.trace) figures.observe(e);
+  }
   const stores = (m.objectStore ?? null) as Record<string, Record<string, number>> | null;
   const storeTotals = (s: Record<string, number> | undefined) => ({
     requests: (s?.puts ?? 0) + (s?.gets ?? 0) + (s?.deletes ?? 0),
@@ -213,6 +223,19 @@ export class StepBudgetExceeded extends Error {
 export interface CompareOptions {
   /** Kernel steps each mode's run may take (default: no limit); past it, StepBudgetExceeded. */
   maxSteps?: number;
+  /**
+   * False: each run streams its trace to the row's figures instead of keeping it (the same
+   * figures, without holding every entry: `whatif`'s long bootstraps). Default true.
+   */
+  keepTrace?: boolean;
+  /** Called with each mode's finished run (its JSON, without the trace when not kept, and its kernel). */
+  onRun?: (mode: Mode, json: RunJson, k: Kernel) => void;
+  /**
+   * Called with each trace entry of each mode's run as it is made, and the run's kernel (the
+   * state at that moment). The entries of the initial state, made while the kernel is built,
+   * are not passed.
+   */
+  onTrace?: (mode: Mode, e: TraceEntry, k: Kernel) => void;
 }
 
 /**
@@ -223,14 +246,38 @@ export interface CompareOptions {
 export function compare(s: Scenario, modes: readonly Mode[], seed?: number, options: CompareOptions = {}): CompareResult {
   const maxSteps = options.maxSteps ?? Number.POSITIVE_INFINITY;
   let assumed: string | undefined;
+  const keepTrace = options.keepTrace ?? true;
   const rows = modes.map((mode) => {
-    const k = new Kernel(scenarioForMode(s, mode), seed === undefined ? {} : { seed });
+    // Without the trace kept, the few entries the row's figures read are (TraceFigures.reads).
+    const read: TraceEntry[] = [];
+    let remoteLogMetadataRecords = 0;
+    let built: Kernel | undefined;
+    const stream = (e: TraceEntry): void => {
+      if (built !== undefined) options.onTrace?.(mode, e, built);
+      if (keepTrace) return;
+      if (TraceFigures.reads(e)) read.push(e);
+      // As buildRunJson counts them from a kept trace.
+      else if (e.type === 'remoteMetadata' && (e as { action?: string }).action === 'stateChanged') remoteLogMetadataRecords++;
+    };
+    const k = new Kernel(scenarioForMode(s, mode), {
+      ...(seed === undefined ? {} : { seed }),
+      ...(keepTrace ? {} : { keepTrace: false }),
+      ...(!keepTrace || options.onTrace !== undefined ? { onTrace: stream } : {}),
+    });
+    built = k;
     assumed ??= describeNetwork(k.state.model, k.state.brokerConfig['replica.fetch.max.bytes']);
     let steps = 0;
     while (k.step()) {
       if (++steps >= maxSteps && k.hasNext()) throw new StepBudgetExceeded(mode, maxSteps, wholeMs(k.nowMs), k.scenario.until);
     }
-    return rowOf(mode, buildRunJson(k), k);
+    const json = buildRunJson(k, keepTrace ? undefined : { remoteLogMetadataRecords });
+    options.onRun?.(mode, json, k);
+    let observed: TraceFigures | undefined;
+    if (!keepTrace) {
+      observed = new TraceFigures(json.partitions);
+      for (const e of read) observed.observe(e);
+    }
+    return rowOf(mode, json, k, observed);
   });
   const scaled = scaledSizesReason(s);
   return { scenario: s.name, seed: seed ?? s.seed, modes: rows, ...(scaled !== null ? { sizesScaledReason: scaled } : {}), ...(assumed === undefined ? {} : { assumed }) };

@@ -10,6 +10,8 @@ Usage: npm run sim -- <command> [options]     (or: tierscope <command>)
 Commands:
   run FILE        run one scenario and narrate it (or print JSON with --json)
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
+  whatif          a what-if from sizes and rates (--tiered 1TiB --local 50GiB ...):
+                  builds the scenario, compares the designs, says what it assumed
   conformance     run the conformance suite (expected outcomes from Kafka's tests)
   explore         swarm: many seeds with random fault schedules, on every core,
                   or in shards on many machines ('explore merge' joins them);
@@ -68,6 +70,60 @@ Options:
 Exit codes: 0 ok, 2 bad input (nothing runs), 3 an external store or an output file
 failed, 129 an invariant was violated (the JSON still prints, with its violations),
 130 or 143 stopped by SIGINT or SIGTERM.`,
+  whatif: `Usage: npm run sim -- whatif [options]
+
+A design-review question in sizes and rates, answered by compare: builds an ordinary
+scenario (docs/scenario-format.md) from the options, checks it as a file is checked, runs
+it in each design, and prints what it assumed (every default it filled in, the network and
+store figures), compare's table, and what the event's replica took. Example:
+
+  npm run sim -- whatif --tiered 1TB --local 50MB --segment-bytes 10MB --record-bytes 1kB
+
+The cluster (defaults in brackets, each printed when used):
+  --brokers N              brokers [3], broker i in zone i mod --zones (racks round robin)
+  --zones N                zones a, b, c, ... [3]; at most --brokers
+  --partitions N           partitions of the tiered topic "events" [1]
+  --replication-factor N   replicas of each partition, spread over the zones as Kafka's
+                           rack-aware placement spreads them, leaders round robin [3]
+Each partition's log at t=0 (the followers in sync):
+  --tiered SIZE            bytes in remote storage only [1TiB]
+  --local SIZE             bytes on the leader's disk, the active segment included; every
+                           rolled segment already uploaded [50GiB]
+  --active SIZE            bytes of the active segment (not uploaded), part of --local, at
+                           most a segment [what --local leaves past whole segments: none
+                           when --local is a whole number of segments]
+  --segment-bytes SIZE     segment.bytes, at least 1MiB as Kafka requires [1GiB]
+  --record-bytes SIZE      bytes of a record [1KiB]
+The load:
+  --produce RATE           bytes a second over all partitions, acks=all, from t=0;
+                           0 for none [1MB/s]
+  --linger-ms MS           the producer's linger.ms: a batch per partition each MS [5]
+  --consumers-per-zone N   consumers in each zone, each reading what is produced, a
+                           second behind, from the leader [0]
+The event, on partition 0, at --event-at-ms [1000]:
+  --event add-replica      a broker joins and an empty replica is added on it [default]
+  --event store-outage     the same, the tiered store unavailable for --outage-ms [10000]
+                           from the moment the replica is added
+  --event crash-leader     the leader crashes, and restarts --down-ms [10000] later
+The run:
+  --until MS               when the run ends (also --duration MS); default: estimated from
+                           the sizes and the bandwidth, so the slowest design's replica
+                           has time to join the ISR
+  --modes LIST             designs compared: classic, kip1023, wal [classic,kip1023,wal]
+  --seed N                 the scenario's seed [1]
+  --max-steps N            each design's run may take at most N steps [5000000]
+  --no-work-budget         do not refuse a scenario over the work budget
+  --out FILE               also write the scenario to FILE, with this command in a header
+                           comment; 'compare FILE' gives the same figures. An existing FILE
+                           is written over only if a whatif run wrote it (its first line)
+  --json                   one JSON document (docs/json-output.md, "whatif --json")
+  --help                   this text
+
+SIZE: a number and a unit as written: B, kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB,
+TiB (powers of 1024); a plain number is bytes. RATE: a SIZE per second, e.g. 10MB/s.
+Nothing is written without --out. Exit codes: 0 ok, 2 bad input (one line naming the
+option) or a run over --max-steps, 3 --out could not be written, 129 an invariant was
+violated in some design.`,
   compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--max-steps N] [--json]
 
 Runs the scenario's workload once per mode, in memory, with the same seed and timeline:

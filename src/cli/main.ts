@@ -1,6 +1,6 @@
 /**
  * The headless CLI (README, "The CLI"; its JSON: docs/json-output.md): `run`, `compare`,
- * `conformance`, `explore`, `list`, `validate`, `report`, `--help`.
+ * `whatif`, `conformance`, `explore`, `list`, `validate`, `report`, `--help`.
  * Exit codes (exit.ts): 0 ok; 2 bad input; 3 an external store failed; 129 an invariant was violated.
  */
 import { readFileSync, existsSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { type Flags, type Io, UsageError, parseFlags } from './flags.js';
 import { SCENARIO_DIR, listScenarios, loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 import { cmdRun } from './run.js';
 import { cmdExplore } from './explore.js';
+import { cmdWhatIf } from './whatif.js';
 import { withBugsAsync } from '../../core/util/bugs.js';
 import { checkOutputPath, writeWhole } from './output-file.js';
 
@@ -195,6 +196,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.out(HELP.main);
       return command === undefined ? EXIT.badInput : EXIT.ok;
     }
+    // whatif reads its own options (--partitions there is the topic's, not explore's bound).
+    if (command === 'whatif') return cmdWhatIf(rest, io);
     const flags = parseFlags(rest, command);
     if (!flags.workBudget && !flags.help && ['run', 'compare', 'report', 'validate', 'explore'].includes(command)) {
       io.err(`${command}: note: the scenario work budget is off (--no-work-budget): a scenario past it can take minutes and gigabytes; --max-steps still stops a run (docs/scenario-format.md, Limits)`);
@@ -216,7 +219,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'report':
         return cmdReport(flags, io);
       default:
-        throw new UsageError(`unknown command "${command}"; expected run, compare, conformance, explore, list, validate or report`);
+        throw new UsageError(`unknown command "${command}"; expected run, compare, whatif, conformance, explore, list, validate or report`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
