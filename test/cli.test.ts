@@ -3,7 +3,7 @@
  * JSON against the contract, narration, exit codes, bad input without stack traces.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -214,3 +214,31 @@ describe('CLI', () => {
   });
 });
 
+
+describe('no output path may name an input', () => {
+  test('report --out, run --trace-out and explore --out naming the scenario (itself, a symbolic link to it, or a hard link) exit 2 and leave it as it was', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-out-is-in-'));
+    try {
+      const scenario = join(dir, 'my.yaml');
+      const text = readFileSync(join(ROOT, 'scenarios', 'classic-two-rounds.yaml'), 'utf8');
+      writeFileSync(scenario, text);
+      symlinkSync(scenario, join(dir, 'link.yaml'));
+      linkSync(scenario, join(dir, 'hard.yaml'));
+      const report = cli('report', scenario, '--out', scenario);
+      expect(report.code).toBe(2);
+      expect(report.stderr.trim()).toBe(`report: --out ${scenario} is the scenario being read (${scenario}); nothing was written: give --out another file`);
+      const run = cli('run', scenario, '--trace-out', join(dir, 'link.yaml'));
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`run: --trace-out ${join(dir, 'link.yaml')} is the scenario being run`);
+      expect(run.stdout).toBe('');
+      const explore = cli('explore', '--scenario', scenario, '--seeds', '1', '--out', join(dir, 'hard.yaml'));
+      expect(explore.code).toBe(2);
+      expect(explore.stderr).toContain(`explore: --out ${join(dir, 'hard.yaml')} is the scenario being explored`);
+      expect(readFileSync(scenario, 'utf8')).toBe(text);
+      // Another file beside it is fine.
+      expect(cli('report', scenario, '--out', join(dir, 'report.md')).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

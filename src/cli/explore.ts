@@ -18,7 +18,7 @@ import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
 import { type Flags, type Io, UsageError } from './flags.js';
 import { SCENARIO_DIR, listScenarios, loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
-import { checkOutputPath } from './output-file.js';
+import { checkOutputPath, inputNamedBy } from './output-file.js';
 import { cmdExhaustive } from './exhaustive.js';
 import { saveReplay } from './replay-file.js';
 
@@ -52,6 +52,10 @@ export async function runExplore(flags: Flags, io: Io, scenarios: Array<{ file: 
   const out = flags.out;
   if (out === '-' && flags.json) throw new UsageError('--out - writes the shard file on stdout, so --json cannot print there too (drop --json, or give --out a file)');
   if (out !== undefined && out !== '-') {
+    if (flags.scenario !== undefined && inputNamedBy(out, [resolveScenarioPath(flags.scenario)]) !== null) {
+      io.err(`explore: --out ${out} is the scenario being explored (--scenario ${flags.scenario}); nothing was run: give --out another file`);
+      return EXIT.badInput;
+    }
     const bad = checkOutputPath(out);
     if (bad !== null) return io.err(`explore: --out ${bad}`), EXIT.badInput;
   }

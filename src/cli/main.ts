@@ -21,7 +21,7 @@ import { cmdRun } from './run.js';
 import { cmdExplore } from './explore.js';
 import { cmdWhatIf } from './whatif.js';
 import { withBugsAsync } from '../../core/util/bugs.js';
-import { checkOutputPath, writeWhole } from './output-file.js';
+import { checkOutputPath, inputNamedBy, writeWhole } from './output-file.js';
 
 export { EXIT } from './exit.js';
 export { SCENARIO_DIR, listScenarios, loadScenario, resolveScenarioPath } from './scenarios.js';
@@ -110,11 +110,13 @@ function cmdReport(flags: Flags, io: Io): number {
   // The report's runs keep their traces (its figures and chapters are read from them).
   const loaded = loadScenario(file, { workBudget: flags.workBudget, traceKept: true });
   if (!loaded.ok) return printProblems(io, file, loaded.problems, false), EXIT.badInput;
+  const path = resolveScenarioPath(file);
   if (flags.out !== undefined) {
+    const input = inputNamedBy(flags.out, [path]);
+    if (input !== null) return io.err(`report: --out ${flags.out} is the scenario being read (${file}); nothing was written: give --out another file`), EXIT.badInput;
     const bad = checkOutputPath(flags.out);
     if (bad !== null) return io.err(`report: --out ${bad}`), EXIT.badInput;
   }
-  const path = resolveScenarioPath(file);
   const bundled = bundledName(path);
   const seed = flags.seed ?? loaded.scenario.seed;
   const url: UrlState = bundled !== null ? { scenario: bundled, seed, actions: [] } : { source: readFileSync(path, 'utf8'), seed, actions: [] };

@@ -4,8 +4,8 @@
  * written whole or not at all (to a temporary name beside it, renamed into place), so a
  * full disk never leaves a file that looks complete.
  */
-import { accessSync, constants, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileWhole } from '../write-whole.js';
 
 /** Why `path` cannot be written, as a phrase after the flag (`... is a directory`), or null. */
@@ -36,6 +36,49 @@ export function checkOutputPath(path: string): string | null {
     return `${path} cannot be written (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
   }
   rmSync(probe, { force: true });
+  return null;
+}
+
+/** Where `path` lands once links are followed (an absent file: its folder's real path and its name). */
+function realPath(path: string): string {
+  const abs = resolve(path);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return join(realpathSync(dirname(abs)), basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/**
+ * The input an output path would write over, or null: the same file after symbolic links are
+ * followed, or another name of it (a hard link: same device and inode). A special file
+ * (/dev/stdout) is never an input's name.
+ */
+export function inputNamedBy(out: string, inputs: readonly string[]): string | null {
+  const outAbs = resolve(out);
+  if (isSpecialFile(outAbs)) return null;
+  const outReal = realPath(out);
+  let outStat: { dev: number; ino: number } | null = null;
+  try {
+    outStat = statSync(outAbs);
+  } catch {
+    outStat = null;
+  }
+  for (const input of inputs) {
+    if (realPath(input) === outReal) return input;
+    if (outStat !== null) {
+      try {
+        const st = statSync(resolve(input));
+        if (st.dev === outStat.dev && st.ino === outStat.ino) return input;
+      } catch {
+        // an input that is not there is read by no one
+      }
+    }
+  }
   return null;
 }
 

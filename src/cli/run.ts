@@ -16,8 +16,8 @@ import { describeFailure, type StoreFailures } from '../stores/failure.js';
 import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
 import { type Flags, type Io, UsageError } from './flags.js';
-import { checkOutputPath, writeWhole } from './output-file.js';
-import { loadScenario, printProblems } from './scenarios.js';
+import { checkOutputPath, inputNamedBy, writeWhole } from './output-file.js';
+import { loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 import { dirname } from 'node:path';
 import { TraceSpool, spoolBeside } from './trace-spool.js';
 import { type TraceEntry, wholeMs } from '../../core/sim/trace.js';
@@ -62,6 +62,10 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   }
   // An output that cannot be written is found before the run, not after it.
   if (flags.traceOut !== undefined) {
+    if (inputNamedBy(flags.traceOut, [resolveScenarioPath(file)]) !== null) {
+      io.err(`run: --trace-out ${flags.traceOut} is the scenario being run (${file}); nothing was run: give --trace-out another file`);
+      return EXIT.badInput;
+    }
     const bad = checkOutputPath(flags.traceOut);
     if (bad !== null) return io.err(`run: --trace-out ${bad}`), EXIT.badInput;
   }
