@@ -84,3 +84,26 @@ until: 1000
     if (!r.ok) expect(r.problems).toEqual([{ path: 'timeline[0].at', message: expect.stringMatching(/got 1\.0005 \(a time is whole milliseconds or whole microseconds: at most 3 decimals\)/) }]);
   });
 });
+
+describe("Kafka's topic-name collision rule", () => {
+  const text = (a: string, b: string) => `name: t
+brokers: 1
+topics:
+  - name: ${a}
+    partitions: 1
+    replicas: [[0]]
+  - name: ${b}
+    partitions: 1
+    replicas: [[0]]
+until: 100
+`;
+  test("a topic whose name equals an earlier one once '.' and '_' are made one is refused with Kafka's reason", () => {
+    const r = parseScenarioText(text('a.b', 'a_b'), 't.yaml');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems).toEqual([{ path: 'topics[1].name', message: expect.stringMatching(/^Topic 'a_b' collides with existing topic: a\.b \(topics\[0\]\.name; /) }]);
+  });
+  test('names that differ otherwise are accepted', () => {
+    expect(parseScenarioText(text('a.b', 'a-b'), 't.yaml').ok).toBe(true);
+    expect(parseScenarioText(text('a_b', 'ab'), 't.yaml').ok).toBe(true);
+  });
+});

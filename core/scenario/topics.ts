@@ -348,6 +348,8 @@ export function validateTopics(
   const arr = expectArray(p, v, 'topics', 'a non-empty array of topics', true, MAX_TOPICS);
   if (!arr) return out;
   const firstIndex = new Map<string, number>();
+  /** Topics with '.' or '_', by their name with '.' made '_' (Topic.unifyCollisionChars). */
+  const collisions = new Map<string, { name: string; index: number }>();
   let totalPartitions = 0;
   let totalReplicas = 0;
   arr.forEach((entry, i) => {
@@ -361,11 +363,21 @@ export function validateTopics(
     const rawName = typeof t.name === 'string' ? t.name : undefined;
     if (name !== undefined) {
       const prev = firstIndex.get(name);
+      // Kafka's controller refuses a name that equals an existing one once '.' and '_' are
+      // made one (their metric names would collide): ReplicationControlManager's
+      // validateNewTopicNames with Topic.unifyCollisionChars (Kafka 4.x), the topics created
+      // in the order listed.
+      const unified = name.replace(/\./g, '_');
+      const collides = name.includes('.') || name.includes('_') ? collisions.get(unified) : undefined;
       if (prev !== undefined) {
         p.add(keyPath(tp, 'name'), `expected a unique topic name, got ${q(name)} again (also at topics[${prev}].name)`);
         name = undefined;
+      } else if (collides !== undefined) {
+        p.add(keyPath(tp, 'name'), `Topic '${name}' collides with existing topic: ${collides.name} (topics[${collides.index}].name; Kafka makes '.' and '_' one in metric names and refuses the second: ReplicationControlManager, Topic.hasCollisionChars)`);
+        name = undefined;
       } else {
         firstIndex.set(name, i);
+        if (name.includes('.') || name.includes('_')) collisions.set(unified, { name, index: i });
       }
     }
 
