@@ -400,3 +400,14 @@ describe('through the CLI', () => {
     expect(lines.at(-1)).toMatch(/\(file\): \.\.\. and 2,900 more problems/);
   });
 });
+
+describe('sizes that reach a file format', () => {
+  test("model.recordBytes and producerBatchBytes are bounded by Kafka's 32-bit batch size (a run on --store fs writes real RecordBatch v2)", () => {
+    const max = 2 ** 31 - 1 - 61;
+    expect(check((r) => { r.model = { recordBytes: max }; })).toEqual([]);
+    const over = check((r) => { r.model = { recordBytes: max + 1 }; });
+    expect(over.map((p) => p.path)).toEqual(['model.recordBytes']);
+    expect(over[0].message).toBe(`expected an integer from 1 to ${max} (a record batch's size is a 32-bit int in Kafka's format (2^31 - 1), less its 61-byte header), got ${max + 1}`);
+    expect(check((r) => { r.model = { producerBatchBytes: 2 ** 31 }; }).map((p) => p.path)).toEqual(['model.producerBatchBytes']);
+  });
+});

@@ -364,12 +364,26 @@ export type ModelSettings = ModelKnobs & { jitter?: Jitter };
 
 /** How a model knob is given: an integer with a minimum, or (kind 'zone') a zone name. */
 export type ModelKnobSpec =
-  | { readonly kind?: 'int'; readonly default: number; readonly min: number; readonly doc: string }
+  | { readonly kind?: 'int'; readonly default: number; readonly min: number; readonly max?: number; readonly maxWhy?: string; readonly doc: string }
   | { readonly kind: 'zone'; readonly default: string; readonly doc: string };
 
 export const MODEL_KNOBS: Record<keyof ModelKnobs, ModelKnobSpec> = {
-  recordBytes: { default: 1024, min: 1, doc: 'Bytes of one produced record on disk, its share of the batch header included.' },
-  producerBatchBytes: { default: 16384, min: 1, doc: 'Bytes of one producer batch (Kafka batch.size).' },
+  recordBytes: {
+    default: 1024,
+    min: 1,
+    // A record sits in a record batch, whose size Kafka's format keeps in a 32-bit int
+    // (RecordBatch v2: batchLength), with a 61-byte header (core/format/record-batch.ts).
+    max: 2147483647 - 61,
+    maxWhy: "a record batch's size is a 32-bit int in Kafka's format (2^31 - 1), less its 61-byte header",
+    doc: 'Bytes of one produced record on disk, its share of the batch header included.',
+  },
+  producerBatchBytes: {
+    default: 16384,
+    min: 1,
+    max: 2147483647,
+    maxWhy: "the producer's batch.size is a 32-bit int, and so is a record batch's size in Kafka's format",
+    doc: 'Bytes of one producer batch (Kafka batch.size).',
+  },
   sameZoneLatencyMs: { default: 1, min: 0, doc: 'One-way latency between brokers in one zone, ms.' },
   crossZoneLatencyMs: { default: 2, min: 0, doc: 'One-way latency between brokers in different zones, ms.' },
   tieredPutLatencyMs: { default: 100, min: 0, doc: 'Latency of a PUT to the tiered store (S3 Standard p50), ms.' },

@@ -164,7 +164,7 @@ export function validateModel(p: Problems, v: unknown, path: string, zones: read
         else p.add(kp, `expected '' (the partition leader's zone) or one of the zones ${list(zones)}, got ${describe(value)}`);
         continue;
       }
-      const value = checkInt(p, obj[key], kp, { min: spec.min });
+      const value = checkInt(p, obj[key], kp, spec.max === undefined ? { min: spec.min } : { min: spec.min, max: spec.max, note: `(${spec.maxWhy ?? 'at most'})` });
       if (value !== undefined) (out as Record<string, unknown>)[key] = value;
     } else if (isBrokerConfigKey(key)) {
       p.add(kp, `${q(key)} is a broker config, not a model knob; put it under the top-level config`);
