@@ -242,3 +242,22 @@ describe('no output path may name an input', () => {
     }
   });
 });
+
+describe('repeated warnings are capped', () => {
+  test('2,500 pinned choices the run never reaches: ten warnings, then one line counting the rest', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-pins-'));
+    try {
+      const text = readFileSync(join(ROOT, 'scenarios', 'classic-two-rounds.yaml'), 'utf8');
+      const pins = Array.from({ length: 2500 }, (_, i) => `  - { step: ${1_000_000 + i}, n: 0, kind: order, pick: 1 }`).join('\n');
+      const file = join(dir, 'pins.yaml');
+      writeFileSync(file, `${text.trimEnd()}\nchoices:\n${pins}\n`);
+      const r = cli('run', file);
+      expect(r.code).toBe(0);
+      const warnings = r.stderr.split('\n').filter((l) => l.startsWith('run: warning: '));
+      expect(warnings).toHaveLength(11);
+      expect(warnings[10]).toBe('run: warning: ... and 2,490 more pinned choices were never reached (2,500 in all)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -22,6 +22,9 @@ import { dirname } from 'node:path';
 import { TraceSpool, spoolBeside } from './trace-spool.js';
 import { type TraceEntry, wholeMs } from '../../core/sim/trace.js';
 
+/** Warnings of one kind printed one by one before the rest are counted. */
+const MAX_REPEATED_WARNINGS = 10;
+
 /** Options that belong to one store only: given with another, they are a mistake, not ignored. */
 const STORE_FLAGS: Array<{ flag: string; set: (f: Flags) => boolean; stores: string[] }> = [
   { flag: '--dir', set: (f) => f.dir !== undefined, stores: ['fs'] },
@@ -259,8 +262,13 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     }
   }
   // Pinned choices (a saved counterexample) that did not apply: the run is not the path they describe.
-  for (const m of kernel.pinned?.mismatches ?? []) io.err(`run: warning: pinned choice ${JSON.stringify(m.choice)} did not apply: ${m.reason}`);
-  for (const c of kernel.pinned?.unused() ?? []) io.err(`run: warning: pinned choice at step ${c.step} point ${c.n} (${c.kind}) was never reached`);
+  // The first few, then a count: a file of thousands of pins would otherwise print thousands of lines.
+  const mismatches = kernel.pinned?.mismatches ?? [];
+  for (const m of mismatches.slice(0, MAX_REPEATED_WARNINGS)) io.err(`run: warning: pinned choice ${JSON.stringify(m.choice)} did not apply: ${m.reason}`);
+  if (mismatches.length > MAX_REPEATED_WARNINGS) io.err(`run: warning: ... and ${(mismatches.length - MAX_REPEATED_WARNINGS).toLocaleString('en-US')} more pinned choices did not apply (${mismatches.length.toLocaleString('en-US')} in all)`);
+  const unused = kernel.pinned?.unused() ?? [];
+  for (const c of unused.slice(0, MAX_REPEATED_WARNINGS)) io.err(`run: warning: pinned choice at step ${c.step} point ${c.n} (${c.kind}) was never reached`);
+  if (unused.length > MAX_REPEATED_WARNINGS) io.err(`run: warning: ... and ${(unused.length - MAX_REPEATED_WARNINGS).toLocaleString('en-US')} more pinned choices were never reached (${unused.length.toLocaleString('en-US')} in all)`);
   if (flags.seed !== undefined && !seedUsed) io.err(`run: note: --seed ${flags.seed} changed nothing: this scenario draws nothing at random, so every seed gives the same run`);
   if (jsonSpool?.failed) {
     disposeSpools();
