@@ -8,6 +8,7 @@
  * is refused (exit 2) before any request.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { badRegion } from '../src/cli/run.js';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import { type Server as NetServer, type Socket, createServer as createNetServer } from 'node:net';
@@ -262,6 +263,29 @@ describe('--s3-timeout-ms', () => {
     expect(r.status).toBe(2);
     expect(oneLine(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(msg);
+  }, 30000);
+});
+
+describe('AWS_REGION the SDK cannot use', () => {
+  test('unit: empty, blank and odd values are named; unset and real names pass', () => {
+    expect(badRegion(undefined)).toBeNull();
+    expect(badRegion('eu-west-1')).toBeNull();
+    expect(badRegion('default')).toBeNull();
+    expect(badRegion('')).toMatch(/^AWS_REGION is set but empty/);
+    expect(badRegion('  ')).toMatch(/^AWS_REGION is set but empty/);
+    expect(badRegion(' x')).toBe(`AWS_REGION " x" is not a region name (letters, digits and '-', e.g. eu-west-1)`);
+  });
+
+  test('run with AWS_REGION= set empty: exit 2 and one line before any request (it was an internal error, exit 70)', async () => {
+    const r = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const p = spawn(TSX, [CLI, 'run', 'kip1023-bootstrap', ...s3Args(deadPort)], { cwd: ROOT, env: { ...ENV, AWS_REGION: '' } });
+      let stderr = '';
+      p.stderr.on('data', (d) => (stderr += d));
+      p.stdout.resume();
+      p.on('close', (status) => resolve({ status, stderr }));
+    });
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toEqual(['tierscope: AWS_REGION is set but empty: unset it (S3 in us-east-1 is then used) or give a region, e.g. AWS_REGION=eu-west-1. See --help.']);
   }, 30000);
 });
 

@@ -87,6 +87,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     // Checked before any request: a prefix with `..` would leave the bucket's folder on servers that keep objects as files.
     const badPrefixWhy = badPrefix(flags.prefix ?? '');
     if (badPrefixWhy !== null) throw new UsageError(`--prefix ${badPrefixWhy}: use segments separated by single slashes, e.g. tierscope/runs/`);
+    const badRegionWhy = badRegion(process.env.AWS_REGION);
+    if (badRegionWhy !== null) throw new UsageError(badRegionWhy);
     const s3 = new S3ObjectStore({
       bucket: flags.bucket!,
       ...(flags.walBucket ? { walBucket: flags.walBucket } : {}),
@@ -317,4 +319,16 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
   }
   return json.violations.length > 0 ? EXIT.violation : EXIT.ok;
+}
+
+/**
+ * Why the AWS_REGION the SDK would use cannot be one, or null (unset is fine: us-east-1).
+ * An empty value reaches the SDK as "Region is missing", a blank or odd one as a host name
+ * it refuses; both are the user's setting, said as such before any request.
+ */
+export function badRegion(region: string | undefined): string | null {
+  if (region === undefined) return null;
+  if (region.trim() === '') return `AWS_REGION is set but empty: unset it (S3 in us-east-1 is then used) or give a region, e.g. AWS_REGION=eu-west-1`;
+  if (!/^[a-zA-Z0-9-]+$/.test(region)) return `AWS_REGION ${JSON.stringify(region)} is not a region name (letters, digits and '-', e.g. eu-west-1)`;
+  return null;
 }
