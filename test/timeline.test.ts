@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
 import { Kernel } from '../core/sim/kernel.js';
 import { buildRunJson } from '../core/sim/output.js';
+import { narrate } from '../core/narrate/narrate.js';
 import { collapse, requestsFrom } from './support/run.js';
 
 function tieredLeader(timeline: unknown[], segments = [
@@ -105,5 +106,42 @@ until: 100
   test('names that differ otherwise are accepted', () => {
     expect(parseScenarioText(text('a.b', 'a-b'), 't.yaml').ok).toBe(true);
     expect(parseScenarioText(text('a_b', 'ab'), 't.yaml').ok).toBe(true);
+  });
+});
+
+describe('a fault that finds the broker so already', () => {
+  test('a second crash of a down broker, and a restart of a running one, each leave a trace entry and a narration line', () => {
+    const r = parseScenarioText(
+      `name: twice
+brokers: 2
+topics:
+  - name: a
+    partitions: 1
+    replicas: [[0, 1]]
+timeline:
+  - at: 10
+    crash: { broker: 1 }
+  - at: 20
+    crash: { broker: 1 }
+  - at: 30
+    restart: { broker: 1 }
+  - at: 40
+    restart: { broker: 1 }
+until: 100
+`,
+      't.yaml',
+    );
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    const k = new Kernel(r.scenario);
+    k.runToEnd();
+    const broker = k.trace.filter((e) => e.type === 'broker');
+    expect(broker.map((e) => [e.atMs, (e as { action: string }).action])).toEqual([
+      [10, 'crashed'],
+      [20, 'alreadyDown'],
+      [30, 'restarted'],
+      [40, 'alreadyUp'],
+    ]);
+    expect(narrate(broker[1])).toBe('t=20ms broker 1 is already down: the timeline crashes a broker that is already down: nothing changes');
+    expect(narrate(broker[3])).toMatch(/^t=40ms broker 1 is already running: /);
   });
 });

@@ -71,6 +71,8 @@ export type KernelRule =
   | 'brokerUnreachable'
   | 'brokerCrashed'
   | 'brokerRestarted'
+  | 'crashWhileDown'
+  | 'restartWhileUp'
   | 'brokerRegistered'
   | 'networkPartition'
   | 'networkHealed'

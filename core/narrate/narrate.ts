@@ -84,6 +84,8 @@ export const RULES: Record<string, string> = {
   followerLagging: 'the follower has not caught up within replica.lag.time.max.ms, so it leaves the ISR',
   brokerCrashed: 'the broker crashed: its local log survives, its in-memory state (Ry, fetch state) does not',
   brokerRestarted: 'the broker restarted and reloads its remote log metadata',
+  crashWhileDown: 'the timeline crashes a broker that is already down: nothing changes',
+  restartWhileUp: 'the timeline restarts a broker that is running: nothing changes (a restart is of a crashed broker)',
   brokerRegistered:
     'a new broker starts and registers with the controller (BrokerRegistration; docs/protocol.md §6, Brokers): it is in the cluster but hosts no replica until a reassignment adds one',
   lastInSyncReplicaReturned: 'the last in-sync replica came back and leads again',
@@ -281,6 +283,8 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       return `${t} config ${x.key} = ${String(x.value)}${x.topic ? ` on ${x.topic}` : ''}${because(e.rule)}`;
     case 'broker':
       if (x.action === 'added') return `${t} broker ${x.broker} joins the cluster in zone ${String(x.zone)}${because(e.rule)}`;
+      if (x.action === 'alreadyDown') return `${t} broker ${x.broker} is already down${because(e.rule)}`;
+      if (x.action === 'alreadyUp') return `${t} broker ${x.broker} is already running${because(e.rule)}`;
       return `${t} broker ${x.broker} ${x.action}${because(e.rule)}`;
     case 'timeline':
       if (x.ignored) return `${t} ${x.action} ignored: ${x.ignored}`;

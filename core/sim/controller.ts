@@ -182,7 +182,10 @@ function crash(s: Sim, broker: number): void {
   const state = s.state;
   const now = state.nowMs;
   const b = state.brokers[broker];
-  if (!b.alive) return;
+  if (!b.alive) {
+    s.emit({ atMs: now, type: 'broker', action: 'alreadyDown', broker, rule: 'crashWhileDown' });
+    return;
+  }
   b.alive = false;
   s.emit({ atMs: now, type: 'broker', action: 'crashed', broker, rule: 'brokerCrashed' });
   cutTransfers(s, broker, 'brokerUnreachable');
@@ -238,7 +241,10 @@ function restart(s: Sim, broker: number): void {
   const state = s.state;
   const now = state.nowMs;
   const b = state.brokers[broker];
-  if (b.alive) return;
+  if (b.alive) {
+    s.emit({ atMs: now, type: 'broker', action: 'alreadyUp', broker, rule: 'restartWhileUp' });
+    return;
+  }
   b.alive = true;
   s.emit({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
   deleteOrphans(s, broker);
