@@ -135,7 +135,7 @@ until: 100
     const k = new Kernel(r.scenario);
     k.runToEnd();
     const broker = k.trace.filter((e) => e.type === 'broker');
-    expect(broker.map((e) => [e.atMs, (e as { action: string }).action])).toEqual([
+    expect(broker.map((e) => [e.atMs, (e as unknown as { action: string }).action])).toEqual([
       [10, 'crashed'],
       [20, 'alreadyDown'],
       [30, 'restarted'],
