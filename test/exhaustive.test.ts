@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { exhaustive, followersInIsr, pathScenario, replays } from '../core/check/exhaustive.js';
+import { exhaustive, followersInIsr, pathScenario, replays, settleScenario } from '../core/check/exhaustive.js';
 import { canonicalForm, stateKey } from '../core/check/state-key.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
@@ -272,7 +272,10 @@ describe('the CLI', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tierscope-exhaustive-'));
     dirs.push(dir);
     const cases: Array<[string[], string]> = [
-      [['explore', 'kip1023-bootstrap', '--exhaustive', '--crashes', 'x'], '--crashes (broker crashes per path) expects a whole number from 0, got "x"'],
+      [['explore', 'kip1023-bootstrap', '--exhaustive', '--crashes', 'x'], '--crashes (broker crashes per path) expects a whole number from 0 to 10, got "x"'],
+      // Every duration has an upper bound (a billion ms of settling used to be accepted and hang).
+      [['explore', 'kip1023-bootstrap', '--exhaustive', '--settle-ms', '1000000000'], '--settle-ms (fault-free time before the liveness check, ms) expects a whole number from 0 to 3,600,000, got "1000000000"'],
+      [['explore', 'kip1023-bootstrap', '--exhaustive', '--delay-ms', '3600001'], '--delay-ms (how late a late message is, ms) expects a whole number from 1 to 3,600,000'],
       [['explore', '--crashes', '1'], 'need --exhaustive'],
       [['explore', '--exhaustive'], 'explore --exhaustive needs exactly one scenario'],
       [['explore', 'kip1023-bootstrap', '--exhaustive', '--strategy', 'random'], '--strategy expects bfs'],
@@ -286,4 +289,12 @@ describe('the CLI', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
   }, 120000);
+});
+
+describe('liveness is not judged while a late message is in flight', () => {
+  test("the settling starts once the longest late message can have arrived (the scenario's until, plus delayMs with late messages, plus settleMs)", () => {
+    const s = loadBundled('kip1023-bootstrap');
+    expect(settleScenario(s, { settleMs: 30_000, delays: 0, delayMs: 60_000 }).until).toBe(s.until + 30_000);
+    expect(settleScenario(s, { settleMs: 30_000, delays: 1, delayMs: 60_000 }).until).toBe(s.until + 90_000);
+  });
 });

@@ -345,11 +345,16 @@ function faultsAt(state: KernelState, used: Used, b: ExhaustiveBounds, at: numbe
 
 // ------------------------------------------------------------------ liveness
 
-/** The scenario a path's end is settled in: `settleMs` longer, its repeated produces stopped at the old end. */
-export function settleScenario(s: Scenario, b: Pick<ExhaustiveBounds, 'settleMs'>): Scenario {
+/**
+ * The scenario a path's end is settled in: `settleMs` longer, its repeated produces stopped at
+ * the old end. With late messages in the search, a message made late just before the end may
+ * still be on its way for `delayMs`: the settling time starts once it can have arrived, so
+ * liveness is never judged while a late message is in flight.
+ */
+export function settleScenario(s: Scenario, b: Pick<ExhaustiveBounds, 'settleMs' | 'delays' | 'delayMs'>): Scenario {
   return {
     ...s,
-    until: s.until + b.settleMs,
+    until: s.until + (b.delays > 0 ? b.delayMs : 0) + b.settleMs,
     timeline: s.timeline.map((e) => (e.action.kind === 'produce' && e.action.everyMs !== undefined && e.action.untilMs === undefined ? { ...e, action: { ...e.action, untilMs: s.until } } : e)),
   };
 }
@@ -359,7 +364,7 @@ export function settleScenario(s: Scenario, b: Pick<ExhaustiveBounds, 'settleMs'
  * connected and still fetching must be in its partition's ISR. Judged only when the
  * stores are up and the partition's leader is up and connected.
  */
-export function checkLiveness(s: Scenario, cp: Checkpoint, b: Pick<ExhaustiveBounds, 'settleMs'>): { judged: boolean; problem: string | null; atMs: number } {
+export function checkLiveness(s: Scenario, cp: Checkpoint, b: Pick<ExhaustiveBounds, 'settleMs' | 'delays' | 'delayMs'>): { judged: boolean; problem: string | null; atMs: number } {
   const k = Kernel.restore(settleScenario(s, b), cp, { checkEveryPartition: true });
   k.runToEnd();
   return followersInIsr(k);

@@ -90,16 +90,23 @@ export function parseShard(v: string, env: Readonly<Record<string, string | unde
 }
 
 /** The exhaustive checker's bound options and the field each sets. */
-const BOUND_FLAGS: Record<string, { key: Exclude<keyof ExhaustiveBounds, 'strategy'>; min: number; what: string }> = {
-  '--crashes': { key: 'crashes', min: 0, what: 'broker crashes per path' },
-  '--store-faults': { key: 'storeFaults', min: 0, what: 'failed store requests per path' },
-  '--partitions': { key: 'partitions', min: 0, what: 'network partitions per path' },
-  '--delays': { key: 'delays', min: 0, what: 'late messages per path' },
-  '--delay-ms': { key: 'delayMs', min: 1, what: 'how late a late message is, ms' },
-  '--fault-ms': { key: 'faultMs', min: 1, what: 'how long a crash or partition lasts, ms' },
-  '--max-depth': { key: 'maxDepth', min: 1, what: 'transitions from the start' },
-  '--max-states': { key: 'maxStates', min: 1, what: 'distinct states' },
-  '--settle-ms': { key: 'settleMs', min: 0, what: 'fault-free time before the liveness check, ms' },
+/**
+ * The exhaustive checker's bound options, the field each sets, and its range. The upper
+ * bounds keep a search finite in time: each fault kind multiplies the space (a few per path
+ * already take minutes: docs/checking.md), and a simulated duration is run for every path's
+ * end (`--settle-ms`) or every fault (`--fault-ms`, `--delay-ms`), so an hour of it is already
+ * far past what a search can afford.
+ */
+const BOUND_FLAGS: Record<string, { key: Exclude<keyof ExhaustiveBounds, 'strategy'>; min: number; max: number; what: string }> = {
+  '--crashes': { key: 'crashes', min: 0, max: 10, what: 'broker crashes per path' },
+  '--store-faults': { key: 'storeFaults', min: 0, max: 10, what: 'failed store requests per path' },
+  '--partitions': { key: 'partitions', min: 0, max: 10, what: 'network partitions per path' },
+  '--delays': { key: 'delays', min: 0, max: 10, what: 'late messages per path' },
+  '--delay-ms': { key: 'delayMs', min: 1, max: 3_600_000, what: 'how late a late message is, ms' },
+  '--fault-ms': { key: 'faultMs', min: 1, max: 3_600_000, what: 'how long a crash or partition lasts, ms' },
+  '--max-depth': { key: 'maxDepth', min: 1, max: 1_000_000, what: 'transitions from the start' },
+  '--max-states': { key: 'maxStates', min: 1, max: 1_000_000_000, what: 'distinct states' },
+  '--settle-ms': { key: 'settleMs', min: 0, max: 3_600_000, what: 'fault-free time before the liveness check, ms' },
 };
 
 /** The most worker threads `explore` starts (each holds a whole model in memory). */
@@ -204,7 +211,7 @@ export function parseFlags(args: string[], command?: string, env: Readonly<Recor
         if (command !== undefined && command !== 'explore') throw new UsageError(`unknown option ${a}`);
         const spec = BOUND_FLAGS[a];
         const v = value();
-        if (!/^\d+$/.test(v) || Number(v) < spec.min || Number(v) > 1_000_000_000) throw new UsageError(`${a} (${spec.what}) expects a whole number from ${spec.min}, got "${v}"`);
+        if (!/^\d+$/.test(v) || Number(v) < spec.min || Number(v) > spec.max) throw new UsageError(`${a} (${spec.what}) expects a whole number from ${spec.min} to ${spec.max.toLocaleString('en-US')}, got "${v}"`);
         f.bounds[spec.key] = Number(v);
         break;
       }

@@ -196,8 +196,9 @@ message between brokers arrives --delay-ms late (at most --delays per path, defa
 whether the store fails a request (--store-faults, default 1); whether a broker crashes
 (--crashes, default 1) or is cut off (--partitions, default 0) at an instant, for
 --fault-ms (default 1000). Equal states are explored once. Every invariant is checked in
-every state; at the end of each path the run goes on --settle-ms (default 30000) without
-new faults and every follower still fetching must be in the ISR. Prints states explored,
+every state; at the end of each path the run goes on --settle-ms (default 30000; with
+--delays, --delay-ms more first) without new faults and every follower still fetching must
+be in the ISR. Counts of faults are at most 10 each, durations at most 3600000 ms. Prints states explored,
 distinct states, depth, whether the space was exhausted, time and states/s, and every
 violation with its shortest path (breadth-first), saved in explore-failures/ as a scenario
 that run replays (its faults in the timeline, its answers pinned in choices) with a
