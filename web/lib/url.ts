@@ -54,8 +54,8 @@ export function encodeUrlState(s: UrlState): string {
   if (s.actions.length > 0) p.set('actions', toBase64Url(JSON.stringify(s.actions)));
   if (s.step !== undefined) p.set('step', String(s.step));
   if (s.present) p.set('present', '1');
-  // Commas read better than %2C in a link people share (--modes classic,kip1023).
-  return p.toString().replace(/%2C/g, ',');
+  // Commas and slashes read better than %2C and %2F in a link people share (--modes classic,kip1023, --produce 10MB/s).
+  return p.toString().replace(/%2C/g, ',').replace(/%2F/g, '/');
 }
 
 /** Reads the URL; anything malformed is reported in `problems` and left out. */

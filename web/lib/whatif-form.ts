@@ -178,6 +178,16 @@ export function parseFormArgs(text: string): { form: WhatIfForm; problems: strin
   return { form, problems };
 }
 
+/** Sets the fields `flags` names (a suggestion such as `--local 50MiB --produce 0`) in `form`. */
+export function applyFlags(form: WhatIfForm, flags: string): void {
+  const given = parseFormArgs(flags).form;
+  const words = flags.trim().split(/\s+/);
+  for (let i = 0; i + 1 < words.length; i += 2) {
+    const spec = SPEC_BY_FLAG.get(words[i].replace(/^--/, ''));
+    if (spec !== undefined) form.values[spec.field] = given.values[spec.field];
+  }
+}
+
 /** The pairs of the chosen designs, for the side-by-side view (which shows two). */
 export function modePairs(modes: readonly Mode[]): Array<[Mode, Mode]> {
   const pairs: Array<[Mode, Mode]> = [];
