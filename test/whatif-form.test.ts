@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
 import { buildForm, defaultForm, formArgs, parseFormArgs, readForm, type WhatIfForm } from '../web/lib/whatif-form.js';
 import { WHATIF_DEFAULTS } from '../core/scenario/whatif.js';
+import { encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
 
 function form(values: Partial<WhatIfForm['values']>, modes: WhatIfForm['modes'] = ['classic', 'kip1023']): WhatIfForm {
   const f = defaultForm();
@@ -54,6 +55,24 @@ describe('the what-if form in the link', () => {
     expect(problems.join('\n')).toMatch(/--modes expects/);
     expect(problems.join('\n')).toMatch(/--tiered is given twice/);
     expect(problems.join('\n')).toMatch(/expected an option such as --tiered, got "stray"/);
+  });
+
+  it('carries the options to the side-by-side view and back, which builds the same scenario', () => {
+    const f = form({ tieredBytes: '1GiB', localBytes: '5MiB', segmentBytes: '1MiB', recordBytes: '1KiB' });
+    const q = encodeCompareQuery({ scenario: null, whatif: f, modes: ['classic', 'kip1023'], step: 9, tMs: 0, actions: [] });
+    expect(q).toMatch(/^compare=&modes=classic,kip1023&whatif=--brokers/);
+    expect(q.length).toBeLessThan(400);
+    const read = parseCompareQuery(q, [], () => null);
+    expect(read.problems).toEqual([]);
+    expect(read.scenario).toBeNull();
+    expect(read.whatif).toEqual(f);
+    const built = buildForm(f);
+    expect(built.ok && read.source === built.whatIf.body).toBe(true);
+    expect(walkthroughHref({ scenario: null, whatif: read.whatif, step: 9, actions: [] })).toBe(`./?${encodeUrlState({ whatif: f, step: 9, actions: [] })}`);
+    // A what-if that cannot be built says why, in place of the runs.
+    const bad = parseCompareQuery(encodeCompareQuery({ scenario: null, whatif: form({ replicationFactor: '9' }), actions: [] }), [], () => null);
+    expect(bad.sourceUnreadable).toBe(true);
+    expect(bad.whatifProblem).toMatch(/^--replication-factor must be from 1 to --brokers/);
   });
 
   it('keeps the existing parameters as they were', () => {

@@ -80,6 +80,14 @@ test('fill the form, build and run it: the new replica joins the ISR; the link r
   await expect(heading(again)).toContainText('ISR [0, 1, 2, 3]');
   await expect(again.getByTestId('narration')).toHaveText(narration ?? '');
   await again.close();
+
+  // The side-by-side view of the chosen designs: its link carries the options too.
+  const compare = page.getByTestId('whatif-compare').getByRole('link', { name: 'classic vs kip1023' });
+  expect((await compare.getAttribute('href'))!.length).toBeLessThan(600);
+  await compare.click();
+  await expect(page.getByTestId('compare-scenario')).toContainText('What if a replica is added to a partition with 1 GiB tiered and 5 MiB local?');
+  await expect(page.getByTestId('compare-headline')).toContainText('new follower caught up after');
+  await expect(page.getByTestId('walkthrough-link')).toHaveAttribute('href', /whatif=--brokers\+3/);
 });
 
 test("a what-if past the page's work budget is refused with the builder's estimate, a smaller one and the CLI", async ({ page }) => {
