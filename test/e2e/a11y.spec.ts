@@ -48,6 +48,21 @@ async function lowContrastSvgText(page: Page): Promise<string[]> {
 }
 
 test.describe('axe: no finding', () => {
+  test('the "Your partition" form: a field with a problem, a what-if refused, one built and running', async ({ page }) => {
+    await ready(page, 'scenario=kip1023-bootstrap');
+    await page.getByTestId('wi-local').fill('5Mb');
+    await expect(page.getByTestId('wi-local-error')).toBeVisible();
+    expect(await audit(page)).toEqual([]);
+    await page.getByTestId('wi-local').fill('50GiB');
+    await page.getByTestId('whatif-build').click();
+    await expect(page.getByTestId('whatif-refused')).toBeVisible();
+    expect(await audit(page)).toEqual([]);
+    await page.goto('/?whatif=--tiered+1GiB+--local+5MiB+--segment-bytes+1MiB+--record-bytes+1KiB+--produce+0');
+    await expect(page.getByTestId('whatif-running')).toBeVisible();
+    await expect(page.getByTestId('progress')).toHaveCount(0);
+    expect(await audit(page)).toEqual([]);
+  });
+
   test('the walkthrough, at its start and after some steps, has no finding at all', async ({ page }) => {
     await ready(page, 'scenario=kip1023-bootstrap');
     expect(await audit(page)).toEqual([]);

@@ -7,6 +7,7 @@
  * scenario loaded or pasted in the walkthrough; params.ts), and keeps the way back to where
  * the walkthrough was (its chapter and stop, or its step and recorded actions).
  */
+import type { WhatIfForm } from '../lib/whatif-form.js';
 import { isErrorEntry, narrated } from '../lib/narration.js';
 import { Ticker } from '../lib/ticker.js';
 import { findChapter } from '../../core/report/chapters.js';
@@ -101,6 +102,8 @@ export class CompareState {
   source = $state<string | undefined>(undefined);
   /** Problems of the link's scenario text (`src`): shown instead of the runs. */
   sourceProblems = $state.raw<InputProblem[]>([]);
+  /** The walkthrough form's what-if the scenario was built from (its link carries these options instead of `src`). */
+  whatif: WhatIfForm | undefined = undefined;
   origin = $state.raw<Origin>({ actions: [] });
   scenario = $state.raw<Scenario | null>(null);
   modes = $state.raw<[Mode, Mode]>(['classic', 'wal']);
@@ -151,9 +154,13 @@ export class CompareState {
       // and the CLI (core/scenario/parse.ts, budget.ts); a bad one shows its problems.
       this.scenarioId = null;
       this.source = q.source;
+      this.whatif = q.whatif;
       const r = q.source === undefined ? null : parseScenarioText(q.source, 'scenario in the link');
       if (r === null || !r.ok) {
-        this.sourceProblems = r === null ? [{ path: 'src', message: 'not a readable scenario (expected the scenario text in base64url, as the walkthrough writes it)' }] : r.problems;
+        const unread = q.whatif !== undefined
+          ? { path: 'whatif', message: `the what-if could not be built: ${q.whatifProblem ?? 'no scenario'}` }
+          : { path: 'src', message: 'not a readable scenario (expected the scenario text in base64url, as the walkthrough writes it)' };
+        this.sourceProblems = r === null ? [unread] : r.problems;
         this.scenario = null;
         this.notes = notes;
         this.busy = false;
@@ -340,7 +347,8 @@ export class CompareState {
   private link(): CompareLink {
     return {
       scenario: this.scenarioId,
-      source: this.scenarioId === null ? this.source : undefined,
+      source: this.scenarioId === null && this.whatif === undefined ? this.source : undefined,
+      whatif: this.scenarioId === null ? this.whatif : undefined,
       seed: this.scenario !== null && this.seed !== this.scenario.seed ? this.seed : undefined,
       partition: this.partitionKey !== null && this.partitionKey !== this.partitionKeys[0] ? this.partitionKey : undefined,
       present: this.present,
@@ -387,7 +395,8 @@ export class CompareState {
       scenario !== null && runsAsWritten(scenario, r.mode)
         ? `./?${encodeUrlState({
             scenario: this.scenarioId ?? undefined,
-            source: this.scenarioId === null ? this.source : undefined,
+            source: this.scenarioId === null && this.whatif === undefined ? this.source : undefined,
+            whatif: this.scenarioId === null ? this.whatif : undefined,
             seed: this.seed !== scenario.seed ? this.seed : undefined,
             step: to,
             actions: [],

@@ -18,6 +18,8 @@ import type { RecordedAction } from '../../core/session/session.js';
 import { MODES, type Mode } from '../../core/study/compare.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { decodeUrlState, encodeUrlState, type UrlState } from '../lib/url.js';
+import { type WhatIfForm, readForm } from '../lib/whatif-form.js';
+import { buildWhatIf } from '../../core/scenario/whatif.js';
 
 /** The scenario the view falls back to: the design-review demo of KIP-1176. */
 export const FALLBACK_SCENARIO = 'wal-steady-state';
@@ -29,6 +31,14 @@ export interface CompareQuery {
   source?: string;
   /** `src` was given but could not be decoded: the page shows this instead of a run. */
   sourceUnreadable?: boolean;
+  /**
+   * A what-if of the walkthrough's "Your partition" form (`whatif=`, its options as whatif's
+   * flags, web/lib/whatif-form.ts): `source` is the scenario built from it, so the link stays
+   * short (a built scenario can be 128 KiB, past what a server takes in a URL).
+   */
+  whatif?: WhatIfForm;
+  /** Why the what-if could not be built (shown instead of the runs). */
+  whatifProblem?: string;
   modes: [Mode, Mode];
   /** True when the modes came from the link (not the scenario's default pair). */
   modesGiven: boolean;
@@ -73,12 +83,25 @@ export function parseCompareQuery(search: string, ids: readonly string[], scenar
   let scenario: string | null;
   let source: string | undefined;
   let sourceUnreadable = false;
+  let whatif: WhatIfForm | undefined;
+  let whatifProblem: string | undefined;
   if (p.has('src')) {
     // A loaded or pasted scenario: its text, validated by the page as the walkthrough does.
     scenario = null;
     source = state.source;
     sourceUnreadable = source === undefined;
     chapter = undefined;
+  } else if (state.whatif !== undefined) {
+    // A what-if from the form: built again from its options, as the walkthrough builds it.
+    scenario = null;
+    chapter = undefined;
+    const read = readForm(state.whatif);
+    const problem = Object.values(read.errors)[0];
+    const built = problem === undefined ? buildWhatIf(read.input) : null;
+    if (built !== null && built.ok) source = built.whatIf.body;
+    else sourceUnreadable = true;
+    whatifProblem = problem ?? (built !== null && !built.ok ? built.problem : undefined);
+    whatif = state.whatif;
   } else {
     scenario = asked === '' ? (chapter !== undefined ? findChapter(chapter)!.scenario : FALLBACK_SCENARIO) : asked;
     if (!ids.includes(scenario)) {
@@ -106,6 +129,8 @@ export function parseCompareQuery(search: string, ids: readonly string[], scenar
   const out: CompareQuery = { scenario, modes, modesGiven, present: state.present === true, actions: state.actions, problems };
   if (source !== undefined) out.source = source;
   if (sourceUnreadable) out.sourceUnreadable = true;
+  if (whatif !== undefined) out.whatif = whatif;
+  if (whatifProblem !== undefined) out.whatifProblem = whatifProblem;
   if (state.seed !== undefined) out.seed = state.seed;
   if (state.partition) out.partition = state.partition;
   if (chapter !== undefined) {
@@ -129,6 +154,8 @@ export interface CompareLink {
   /** A bundled scenario's id, or null with `source`. */
   scenario: string | null;
   source?: string;
+  /** A what-if of the form: its options travel instead of `source` (whatif=). */
+  whatif?: WhatIfForm;
   /** The designs; left out, the page picks the scenario's default pair. */
   modes?: readonly Mode[];
   tMs?: number;
@@ -171,7 +198,8 @@ export function walkthroughState(q: CompareLink): UrlState {
   if (q.chapter !== undefined) {
     s.chapter = q.chapter;
     if (q.stop !== undefined) s.stop = q.stop;
-  } else if (q.scenario === null) s.source = q.source;
+  } else if (q.scenario === null && q.whatif !== undefined) s.whatif = q.whatif;
+  else if (q.scenario === null) s.source = q.source;
   else s.scenario = q.scenario;
   if (q.seed !== undefined) s.seed = q.seed;
   if (q.partition) s.partition = q.partition;

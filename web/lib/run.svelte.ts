@@ -21,6 +21,7 @@ import { InspectionLog, type LogEntry } from './inspect.js';
 import { inSequence, share } from './layout.js';
 import { type WalHop, walHops } from './wal-layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
+import { type FormBuild, type WhatIfForm, buildForm, defaultForm } from './whatif-form.js';
 import { type Job, pastDeadline, runSliced } from './jobs.js';
 import type { ReportReply, ReportRequest } from './report-worker.js';
 
@@ -88,6 +89,11 @@ export class RunState {
   /** Counting the steps was cancelled: `totalSteps` is what was counted by then. */
   countCancelled = $state(false);
 
+  /** The "Your partition" form as typed (whatif-form.ts), its last build, and the form of the what-if running (null: the scenario running is not the form's). */
+  whatifDraft = $state<WhatIfForm>(defaultForm());
+  whatifBuild = $state.raw<FormBuild | null>(null);
+  whatifLoaded = $state.raw<WhatIfForm | null>(null);
+
   private session: Session | null = null;
   /** Counting the run's steps (a probe run), and a jump of the session, each in slices (jobs.ts). */
   private counting: Job | null = null;
@@ -120,6 +126,15 @@ export class RunState {
         return;
       }
     }
+    if (state.whatif !== undefined && state.source === undefined && state.scenario === undefined) {
+      // The form's options: the form refilled, the scenario built again and run.
+      this.whatifDraft = state.whatif;
+      const step = state.step;
+      const b = this.loadWhatIf(state.whatif, state.seed, state.actions, step === undefined ? undefined : () => this.goTo(step));
+      if (!b.ok || b.refused !== null) this.loadBundled(DEFAULT_SCENARIO);
+      else if (state.partition && this.view?.partitions.some((p) => p.key === state.partition)) this.partitionKey = state.partition;
+      return;
+    }
     const id = state.scenario ?? (state.source === undefined ? DEFAULT_SCENARIO : null);
     const text = state.source ?? BUNDLED.find((b) => b.id === id)?.text;
     if (text === undefined) {
@@ -134,6 +149,21 @@ export class RunState {
       return;
     }
     if (state.partition && this.view?.partitions.some((p) => p.key === state.partition)) this.partitionKey = state.partition;
+  }
+
+  /**
+   * Builds the form's what-if (whatif-form.ts) and runs it, unless the form has a problem or
+   * the page's work budget refuses it; the result (shown by the form) either way.
+   */
+  loadWhatIf(form: WhatIfForm, seed?: number, actions: RecordedAction[] = [], then?: () => void): FormBuild {
+    const copy: WhatIfForm = { values: { ...form.values }, modes: [...form.modes] };
+    const b = buildForm(copy);
+    this.whatifBuild = b;
+    if (b.ok && b.refused === null && this.load(b.whatIf.body, null, seed, actions, null, then)) {
+      this.whatifLoaded = copy;
+      this.syncUrl(true);
+    }
+    return b;
   }
 
   loadBundled(id: string): boolean {
@@ -178,6 +208,7 @@ export class RunState {
     this.chapter = null;
     this.leftChapter = null;
     this.problems = [];
+    this.whatifLoaded = null;
     this.scenario = r.scenario;
     this.scenarioId = id;
     this.source = text;
@@ -570,7 +601,8 @@ export class RunState {
       stop: c ? this.stopIndex + 1 : undefined,
       present: this.presenter,
       scenario: this.scenarioId ?? undefined,
-      source: this.scenarioId === null ? this.source : undefined,
+      source: this.scenarioId === null && this.whatifLoaded === null ? this.source : undefined,
+      whatif: this.whatifLoaded ?? undefined,
       seed: this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
       step: c && c.stops[this.stopIndex]?.step === this.step ? undefined : this.step,
       actions: [...this.session.actions],

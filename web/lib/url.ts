@@ -3,6 +3,7 @@
  * recorded actions and step, so opening a link reproduces the exact picture.
  */
 import type { RecordedAction } from '../../core/session/session.js';
+import { type WhatIfForm, formArgs, parseFormArgs } from './whatif-form.js';
 
 export interface UrlState {
   scenario?: string;
@@ -17,6 +18,11 @@ export interface UrlState {
   stop?: number;
   /** Presenter mode: full screen, large type, controls hidden. */
   present?: boolean;
+  /**
+   * A scenario built by the "Your partition" form (whatif-form.ts): its options, written as
+   * whatif's flags (`whatif=--tiered 1TiB --local 50GiB ...`), instead of its text.
+   */
+  whatif?: WhatIfForm;
 }
 
 /** Recorded actions a link may carry (each is also checked, and counted in the work budget). */
@@ -40,14 +46,16 @@ export function encodeUrlState(s: UrlState): string {
   if (s.chapter !== undefined) {
     p.set('chapter', s.chapter);
     if (s.stop !== undefined) p.set('stop', String(s.stop));
-  } else if (s.source !== undefined) p.set('src', toBase64Url(s.source));
+  } else if (s.whatif !== undefined) p.set('whatif', formArgs(s.whatif).join(' '));
+  else if (s.source !== undefined) p.set('src', toBase64Url(s.source));
   else if (s.scenario) p.set('scenario', s.scenario);
   if (s.seed !== undefined) p.set('seed', String(s.seed));
   if (s.partition) p.set('partition', s.partition);
   if (s.actions.length > 0) p.set('actions', toBase64Url(JSON.stringify(s.actions)));
   if (s.step !== undefined) p.set('step', String(s.step));
   if (s.present) p.set('present', '1');
-  return p.toString();
+  // Commas and slashes read better than %2C and %2F in a link people share (--modes classic,kip1023, --produce 10MB/s).
+  return p.toString().replace(/%2C/g, ',').replace(/%2F/g, '/');
 }
 
 /** Reads the URL; anything malformed is reported in `problems` and left out. */
@@ -64,6 +72,12 @@ export function decodeUrlState(search: string): { state: UrlState; problems: str
     } catch {
       problems.push('src: not a readable scenario');
     }
+  }
+  const whatif = p.get('whatif');
+  if (whatif !== null) {
+    const read = parseFormArgs(whatif.slice(0, 2000));
+    state.whatif = read.form;
+    problems.push(...read.problems);
   }
   const chapter = p.get('chapter');
   if (chapter) state.chapter = chapter;
