@@ -5,8 +5,7 @@
  * it was made from. `defaults` are the options left at their defaults, as flags ("--brokers 3").
  * Pure: the CLI (src/cli/whatif.ts) and the page (web/lib/whatif-form.ts) print them.
  */
-import { formatRate } from '../sim/bandwidth.js';
-import { formatBytes, formatMs } from '../util/format.js';
+import { formatBytes, formatMs, formatRate } from '../util/format.js';
 import { sizeFlagText } from '../util/size.js';
 import { type WhatIf, WHATIF_TOPIC } from './whatif.js';
 

@@ -29,6 +29,10 @@ import type { ModelKnobs } from '../domain/config.js';
 import type { Sim } from './context.js';
 import { type Queued, remove } from './event-queue.js';
 import type { KernelEvent, Message, NetState, Transfer } from './state.js';
+import { formatRate } from '../util/format.js';
+
+/** The rate formatters live in core/util/format.ts (the scenario layer prints rates too); named here as before. */
+export { formatRate, formatRateShort } from '../util/format.js';
 
 export function newNetState(): NetState {
   return { transfers: [], nextTransferId: 1 };
@@ -205,21 +209,6 @@ export function interfaceLoad(net: NetState, broker: number, way: 'out' | 'in', 
     rate += t.rate;
   }
   return { transfers: n, bytesLeft: left, bytesPerMs: rate };
-}
-
-/** Bytes per second as people say it: decimal GB/s or MB/s, and the link's Gbit/s. */
-export function formatRate(bytesPerSec: number): string {
-  const gbit = (bytesPerSec * 8) / 1e9;
-  const rate = bytesPerSec >= 1e9 ? `${Number((bytesPerSec / 1e9).toFixed(3))} GB/s` : `${Number((bytesPerSec / 1e6).toFixed(3))} MB/s`;
-  return `${rate} (${Number(gbit.toFixed(3))} Gbit/s)`;
-}
-
-/** Bytes per second, short, for the page: "1.25 GB/s", "125 MB/s", "62.5 MB/s", "200 kB/s" (decimal units, as links are sold). */
-export function formatRateShort(bytesPerSec: number): string {
-  if (bytesPerSec >= 1e9) return `${Number((bytesPerSec / 1e9).toFixed(2))} GB/s`;
-  if (bytesPerSec >= 1e6) return `${Number((bytesPerSec / 1e6).toFixed(bytesPerSec >= 1e8 ? 0 : 1))} MB/s`;
-  if (bytesPerSec >= 1e3) return `${Number((bytesPerSec / 1e3).toFixed(bytesPerSec >= 1e5 ? 0 : 1))} kB/s`;
-  return `${Math.round(bytesPerSec)} B/s`;
 }
 
 /**

@@ -90,3 +90,18 @@ export function formatCount(n: number, o: CountFormat = {}): string {
   if (o.compact) return Math.abs(n) >= 1000 ? `${+(n / 1000).toFixed(1)}k` : `${n}`;
   return n.toLocaleString('en-US');
 }
+
+/** Bytes per second as people say it: decimal GB/s or MB/s, and the link's Gbit/s. */
+export function formatRate(bytesPerSec: number): string {
+  const gbit = (bytesPerSec * 8) / 1e9;
+  const rate = bytesPerSec >= 1e9 ? `${Number((bytesPerSec / 1e9).toFixed(3))} GB/s` : `${Number((bytesPerSec / 1e6).toFixed(3))} MB/s`;
+  return `${rate} (${Number(gbit.toFixed(3))} Gbit/s)`;
+}
+
+/** Bytes per second, short, for the page: "1.25 GB/s", "125 MB/s", "62.5 MB/s", "200 kB/s" (decimal units, as links are sold). */
+export function formatRateShort(bytesPerSec: number): string {
+  if (bytesPerSec >= 1e9) return `${Number((bytesPerSec / 1e9).toFixed(2))} GB/s`;
+  if (bytesPerSec >= 1e6) return `${Number((bytesPerSec / 1e6).toFixed(bytesPerSec >= 1e8 ? 0 : 1))} MB/s`;
+  if (bytesPerSec >= 1e3) return `${Number((bytesPerSec / 1e3).toFixed(bytesPerSec >= 1e5 ? 0 : 1))} kB/s`;
+  return `${Math.round(bytesPerSec)} B/s`;
+}
