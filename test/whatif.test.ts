@@ -504,3 +504,19 @@ describe('the other events, run', () => {
     expect(m.violations).toBe(0);
   });
 });
+
+describe('the producer plan keeps the asked rate', () => {
+  test('half a record per linger.ms is a record at a time at the rate records arrive, not one per linger (twice the rate)', () => {
+    // 100 KiB/s of 1 KiB records is 100 records a second: one every 10 ms, each sent alone.
+    expect(producePlan(102_400, 1, 1024, 5)).toEqual({ records: 1, everyMs: 10, bytesPerSec: 102_400, recordAtATime: true });
+  });
+  test('1.5 records per linger.ms: two records at the period that keeps the rate within 5%', () => {
+    // 300 kB/s of 1 kB records: 1.5 per 5 ms; two every 7 ms is 285.7 kB/s (two every 5 ms would be 400).
+    const p = producePlan(300_000, 1, 1000, 5)!;
+    expect(p).toMatchObject({ records: 2, everyMs: 7, recordAtATime: false });
+    expect(Math.abs(p.bytesPerSec - 300_000) / 300_000).toBeLessThan(0.05);
+  });
+  test('a count within 5% keeps linger.ms as the period', () => {
+    expect(producePlan(5_000_000, 50, 1000, 1000)).toEqual({ records: 100, everyMs: 1000, bytesPerSec: 5_000_000, recordAtATime: false });
+  });
+});

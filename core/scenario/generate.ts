@@ -125,8 +125,17 @@ export function producePlan(bytesPerSec: number, partitions: number, recordBytes
   if (bytesPerSec <= 0) return null;
   const period = Math.max(1, lingerMs);
   const perSecond = bytesPerSec / partitions / recordBytes;
-  const perLinger = Math.round((perSecond * period) / 1000);
-  if (perLinger >= 1) return { records: perLinger, everyMs: period, bytesPerSec: (perLinger * recordBytes * partitions * 1000) / period, recordAtATime: false };
+  // Records that arrive in one linger.ms: below one, each record goes alone once linger.ms
+  // has passed (at the rate records arrive); otherwise the nearest whole number of records a
+  // produce, every linger.ms while that is within 5% of the asked rate, else at the period
+  // that keeps the rate (rounding the count alone made 0.5 records per linger one record,
+  // twice the rate, and 1.5 two).
+  const perLingerExact = (perSecond * period) / 1000;
+  if (perLingerExact >= 1) {
+    const records = Math.round(perLingerExact);
+    const every = Math.abs(records - perLingerExact) <= 0.05 * perLingerExact ? period : Math.max(1, Math.round((records * 1000) / perSecond));
+    return { records, everyMs: every, bytesPerSec: (records * recordBytes * partitions * 1000) / every, recordAtATime: false };
+  }
   const everyMs = Math.max(period, Math.round(1000 / perSecond));
   return { records: 1, everyMs, bytesPerSec: (recordBytes * partitions * 1000) / everyMs, recordAtATime: true };
 }
