@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ROOT } from './support/run.js';
@@ -256,6 +256,24 @@ describe('repeated warnings are capped', () => {
       const warnings = r.stderr.split('\n').filter((l) => l.startsWith('run: warning: '));
       expect(warnings).toHaveLength(11);
       expect(warnings[10]).toBe('run: warning: ... and 2,490 more pinned choices were never reached (2,500 in all)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a store belongs to one run at a time (CLI)', () => {
+  test('run --store fs on a directory another live run holds: exit 2 naming the holder, its objects untouched', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tierscope-held-'));
+    try {
+      // A first run took the store; this test's own process stands for it (alive, on this host).
+      expect(cli('run', 'kip1023-bootstrap', '--store', 'fs', '--dir', dir).code).toBe(0);
+      const objects = readdirSync(join(dir, 'tiered'), { recursive: true }).length;
+      writeFileSync(join(dir, '.tierscope-store.lock'), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: '2026-12-03T08:00:00.000Z' }) + '\n');
+      const r = cli('run', 'kip1023-bootstrap', '--store', 'fs', '--dir', dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toBe(`run: --store fs: ${dir} is in use by another run (process ${process.pid} on ${hostname()}, since 2026-12-03T08:00:00.000Z): two runs on one store would delete each other's objects; wait for it, or give another --dir`);
+      expect(readdirSync(join(dir, 'tiered'), { recursive: true }).length).toBe(objects);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

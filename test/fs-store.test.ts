@@ -5,6 +5,8 @@
  * pointing at each batch, and leader-epoch checkpoints that read back as the model's.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -105,5 +107,54 @@ describe('fs store', () => {
       expect(res.ok).toBe(false);
       expect(res.error).toMatch(new RegExp(`^CorruptObject: ${key.replace(/[.]/g, '[.]')}: .*CRC-32C mismatch`));
     }
+  });
+});
+
+describe('a store belongs to one run at a time', () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const fresh = () => {
+    const d = mkdtempSync(join(tmpdir(), 'tierscope-lock-'));
+    dirs.push(d);
+    return d;
+  };
+
+  test('a second store on a directory a live run holds is refused, naming the holder; after release it opens', () => {
+    const dir = fresh();
+    const first = new FsObjectStore(dir);
+    expect(() => new FsObjectStore(dir)).toThrow(new RegExp(`is in use by another run \\(process ${process.pid} on .*\\): two runs on one store would delete each other's objects`));
+    first.release();
+    const second = new FsObjectStore(dir);
+    expect(second.notes).toEqual([]);
+    second.release();
+  });
+
+  test("a lock left by a run that died is reported and taken over, never silently", () => {
+    const dir = fresh();
+    new FsObjectStore(dir).release();
+    // A process that has ended: its pid is free (the child has been waited for).
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(join(dir, '.tierscope-store.lock'), JSON.stringify({ pid: dead, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }) + '\n');
+    const store = new FsObjectStore(dir);
+    expect(store.notes).toEqual([`${dir}: the run that held this store (process ${dead} on ${hostname()}, since 2026-01-01T00:00:00.000Z) ended without releasing it (killed?); its objects are cleared now`]);
+    expect(JSON.parse(readFileSync(join(dir, '.tierscope-store.lock'), 'utf8')).pid).toBe(process.pid);
+    store.release();
+    expect(readdirSync(dir)).not.toContain('.tierscope-store.lock');
+  });
+
+  test('an object this run wrote that is gone on a GET is a store failure, not the answer NoSuchKey', () => {
+    const dir = fresh();
+    const store = new FsObjectStore(dir);
+    const object = { bytes: 3, body: { kind: 'text' as const, text: 'abc' } };
+    expect(store.execute({ op: 'put', store: 'tiered', key: 'x/1.txt', object }).ok).toBe(true);
+    rmSync(join(dir, 'tiered', 'x', '1.txt'));
+    const r = store.execute({ op: 'get', store: 'tiered', key: 'x/1.txt' });
+    expect(r).toMatchObject({ ok: false, error: 'ObjectLost' });
+    expect(store.failures.first?.cause).toBe('tiered/x/1.txt was written by this run and is gone: another process deleted it');
+    // One it never wrote is the model's answer.
+    expect(store.execute({ op: 'get', store: 'tiered', key: 'x/2.txt' })).toMatchObject({ ok: false, error: 'NoSuchKey' });
+    store.release();
   });
 });

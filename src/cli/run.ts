@@ -76,6 +76,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   if (flags.store === 'fs') {
     try {
       store = new FsObjectStore(flags.dir!);
+      for (const note of store.notes) io.err(`run: --store fs: note: ${note}`);
     } catch (e) {
       if (e instanceof FsStoreRefused) return io.err(`run: --store fs: ${e.message}`), EXIT.badInput;
       if (fsFailureCode(e) === null) throw e;
