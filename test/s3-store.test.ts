@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkpointUpTo, parseCheckpoint } from '../core/domain/leader-epoch-cache.js';
 import { decodeProducerSnapshot } from '../core/format/producer-snapshot.js';
@@ -63,6 +63,19 @@ async function runOnS3(name: string, store: S3ObjectStore) {
 }
 
 describe('S3 store (s3rver)', () => {
+  test('an object this run wrote that another client deleted is a store failure on GET, not the model\'s NoSuchKey', async () => {
+    const store = s3('lost/');
+    const put = await store.executeAsync({ op: 'put', store: 'tiered', key: 'x/1.txt', object: { bytes: 3, body: { kind: 'text', text: 'abc' } } });
+    expect(put.ok).toBe(true);
+    const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: CREDS });
+    await client.send(new DeleteObjectCommand({ Bucket: 'tierscope', Key: 'lost/tiered/x/1.txt' }));
+    expect(await store.executeAsync({ op: 'get', store: 'tiered', key: 'x/1.txt' })).toMatchObject({ ok: false, error: 'ObjectLost' });
+    expect(store.failures.first?.cause).toBe('lost/tiered/x/1.txt in tierscope was written by this run and is gone: another client deleted it (do two runs share this bucket and --prefix?)');
+    // A key the run never wrote is the model's answer.
+    expect(await store.executeAsync({ op: 'get', store: 'tiered', key: 'x/2.txt' })).toMatchObject({ ok: false, error: 'NoSuchKey' });
+    store.destroy();
+  });
+
   test.each(bundled)(
     '%s: the same JSON on memory and S3',
     async (name) => {

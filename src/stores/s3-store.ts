@@ -151,6 +151,8 @@ export class S3ObjectStore implements ObjectStoreBackend {
   readonly stats: StoreStats = emptyStats();
   /** Requests S3 refused or never answered (not a missing key, which the model expects). */
   readonly failures = new StoreFailures();
+  /** Objects this run wrote and has not deleted, `store/key`: one of them missing on a GET is a failure, not NoSuchKey. */
+  private readonly written = new Set<string>();
   /**
    * Buffers lent to the segment encoder, back here once their PUT is done. A segment is
    * megabytes: a new buffer for each (allocated, zeroed, then collected, with the garbage
@@ -318,6 +320,7 @@ export class S3ObjectStore implements ObjectStoreBackend {
           }
           this.stats.puts++;
           this.stats.bytesPut += Body.length;
+          this.written.add(`${req.store}/${req.key}`);
           return { ok: true, bytes: req.object.bytes };
         }
         case 'get': {
@@ -328,6 +331,7 @@ export class S3ObjectStore implements ObjectStoreBackend {
         }
         case 'delete':
           await this.call((abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket, Key: this.keyOf(req.store, req.key) }), { abortSignal }));
+          this.written.delete(`${req.store}/${req.key}`);
           return { ok: true, bytes: 0 };
         case 'list': {
           // ListObjectsV2 answers at most 1,000 keys a page (AWS and Ceph RGW alike): every
@@ -349,7 +353,12 @@ export class S3ObjectStore implements ObjectStoreBackend {
       }
     } catch (e) {
       const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
-      if (req.op === 'get' && (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) return { ok: false, bytes: 0, error: 'NoSuchKey' };
+      if (req.op === 'get' && (err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) {
+        // An object this run wrote and never deleted is gone: another client of the bucket
+        // and prefix deleted it (two runs sharing one). A store failure, not the model's answer.
+        if (this.written.has(`${req.store}/${req.key}`)) return this.failures.record(req, `${this.keyOf(req.store, req.key)} in ${Bucket} was written by this run and is gone: another client deleted it (do two runs share this bucket and --prefix?)`, 'ObjectLost');
+        return { ok: false, bytes: 0, error: 'NoSuchKey' };
+      }
       const { error, cause } = describeS3Error(e, this.hostOf(Bucket));
       return this.failures.record(req, cause, error);
     }
