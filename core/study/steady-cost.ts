@@ -29,6 +29,7 @@ import {
 } from '../domain/config.js';
 import { formatCheckpoint } from '../domain/leader-epoch-cache.js';
 import { planBatches } from '../domain/partition-log.js';
+import { formatUsd } from '../util/format.js';
 import { BYTES_PER_GB, MS_PER_MONTH, type NumericPriceKey, type Prices, resolvePrices } from '../domain/prices.js';
 import { producerSnapshotBytes } from '../domain/producer-state.js';
 import { brokerZone, type Scenario } from '../scenario/types.js';
@@ -120,6 +121,8 @@ export function fmtNum(n: number): string {
 }
 
 const fmtUsd = (n: number): string => `$${fmtNum(roundTo(n, 6))}`;
+/** Dollars in a sentence, as the compare tables print them ($322, $0.48). */
+const usdWords = (n: number): string => formatUsd(n, { wholeFrom: 100, significant: 2 });
 const GIB = `2^30 B/GB`;
 
 function roundTo(x: number, d: number): number {
@@ -910,8 +913,8 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
     const spreadUsd = crossZoneUsd(totalRate * MONTH_S * spread);
     assumptions.push(
       clientZone === ''
-        ? `Clients sit in one zone: model.clientZone '' (the default) puts the producer and consumers in each partition leader's zone, so they never cross zones to reach it. Spread evenly over the ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}), a producer would reach a leader in another zone ${fmtNum(spread)} of the time: ${fmtUsd(usdRound(spreadUsd))} a month more, and each consumer group reading everything as much again.`
-        : `Clients sit in one zone: model.clientZone ${clientZone}; partitions whose leader is elsewhere cross zones for every produced and consumed byte. Spread evenly over the ${zones.length} zones the share would be ${fmtNum(spread)} (the producer: ${fmtUsd(usdRound(spreadUsd))} a month).`,
+        ? `Clients sit in one zone: model.clientZone '' (the default) puts the producer and consumers in each partition leader's zone, so they never cross zones to reach it. Spread evenly over the ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}), a producer would reach a leader in another zone ${zones.length - 1} time${zones.length === 2 ? '' : 's'} in ${zones.length}: ${usdWords(spreadUsd)} a month more, and each consumer group reading everything as much again.`
+        : `Clients sit in one zone: model.clientZone ${clientZone}; partitions whose leader is elsewhere cross zones for every produced and consumed byte. Spread evenly over the ${zones.length} zones the share would be ${zones.length - 1} in ${zones.length} (the producer: ${usdWords(spreadUsd)} a month).`,
     );
   }
   {
@@ -1152,7 +1155,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
         .slice(0, 3)
         .join(', ')} (the timeline's produce cadence stands in for the producer's linger.ms; model.producerBatchBytes ${M.producerBatchBytes}, Kafka's batch.size, cuts each request into batches). ` +
         `The combiner flushes an object wal.combine.interval.ms (${r.broker['wal.combine.interval.ms']} ms) after bytes arrive, or at once when wal.combine.max.bytes (${r.broker['wal.combine.max.bytes']} B) are pending, one PUT at a time: ` +
-        `${fmtNum(objectsPerSec)} objects a second, ${fmtNum(avgObject)} B on average, ${fmtNum(perObject)} produce requests each (${bySize ? 'every flush by size' : byMax === 0 ? 'every flush by the interval' : `${byMax} by size, ${byInterval} by the interval in the window`}). ` +
+        `${fmtNum(objectsPerSec)} objects a second, ${fmtNum(avgObject)} B on average, ${fmtNum(perObject)} produce request${perObject === 1 ? '' : 's'} each (${bySize ? 'every flush by size' : byMax === 0 ? 'every flush by the interval' : `${byMax} by size, ${byInterval} by the interval in the window`}). ` +
         `Why the cost depends on it: the fast store bills each PUT and each follower's GET, and one object (one chunk per partition) is written per flush whatever its size, so the same bytes cost ${bySize ? 'more if sent in requests below wal.combine.max.bytes (each waits up to the interval and flushes alone or with a few others)' : 'less if sent in fewer, larger requests (at or above wal.combine.max.bytes each flushes at once in one object)'}; the per-GB fees do not change with the batching${P.walFreeTransferPerRequestBytes > 0 ? ', except for the free part of each request' : ''}.`,
     );
   }
@@ -1259,7 +1262,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
   if (mode !== 'wal' || walParts.length === 0) assumptions.push('Replication: each follower fetches every produced byte from its leader; only the record bytes are priced (no request or response headers).');
   if (tieredParts.length > 0) {
     assumptions.push(
-      `Storage is the average held over time: a replica keeps its local retention plus half a segment (the active one fills, the oldest waits to expire whole) plus what is produced in half a remote.log.manager.task.interval.ms (${I} ms; local retention runs with that task in the model); the tiered store keeps its retention, to within a segment. Local retention: local.retention.ms/bytes, where -2 means retention.ms/bytes.`,
+      `Storage is the average held over time: a replica keeps its local retention plus half a segment (the active one fills, the oldest waits to expire whole) plus what is produced in half a remote.log.manager.task.interval.ms (${I} ms; local retention runs with that task in the model); the tiered store keeps its retention, to within a segment. Local retention here: ${localRetentionWords(tieredParts)}.`,
     );
   }
   assumptions.push(
@@ -1288,6 +1291,27 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
       quantities,
     },
   };
+}
+
+/** Each topic's effective local retention in words ("orders: 7 days (local.retention.ms -2: retention.ms)"). */
+function localRetentionWords(parts: readonly PartFlow[]): string {
+  const topics = parts.filter((p, i, all) => all.findIndex((q) => q.topic === p.topic) === i);
+  return topics
+    .map((p) => {
+      const ms = effectiveLocalRetentionMs(p.cfg);
+      const bytes = effectiveLocalRetentionBytes(p.cfg);
+      const msText = ms < 0 ? 'no time limit' : `${formatDays(ms)}${p.cfg['local.retention.ms'] === -2 ? ' (local.retention.ms -2: retention.ms)' : ''}`;
+      const bytesText = bytes < 0 ? 'no size limit' : `${fmtNum(bytes)} B${p.cfg['local.retention.bytes'] === -2 ? ' (local.retention.bytes -2: retention.bytes)' : ''}`;
+      return `${p.topic}: ${msText}, ${bytesText}`;
+    })
+    .join('; ');
+}
+
+function formatDays(ms: number): string {
+  if (ms >= 86_400_000) return `${fmtNum(ms / 86_400_000)} day${ms === 86_400_000 ? '' : 's'}`;
+  if (ms >= 3_600_000) return `${fmtNum(ms / 3_600_000)} h`;
+  if (ms >= 1000) return `${fmtNum(ms / 1000)} s`;
+  return `${ms} ms`;
 }
 
 function maxOrNull(xs: Array<number | null>): number | null {
