@@ -491,7 +491,6 @@ export function replayCombiner(
   const pending = new Map<string, number>();
   let pendingTotal = 0;
   const out = { ...empty, chunks: {} as CombinerResult['chunks'], byReason: { maxBytes: 0, interval: 0 } };
-  let requests = 0;
   const flush = (t: number, reason: 'maxBytes' | 'interval') => {
     if (t >= start && t < end) {
       out.objects++;
@@ -530,7 +529,6 @@ export function replayCombiner(
     if (kind === 'arrival') {
       const a = arrivals[best];
       next[best] = { at: at + a.everyMs, seq: seq++ };
-      if (at >= start) requests++;
       pending.set(a.key, (pending.get(a.key) ?? 0) + a.bytes);
       pendingTotal += a.bytes;
       if (state === 'idle' || state === 'waiting') {
@@ -557,15 +555,22 @@ export function replayCombiner(
       } else state = 'idle';
     }
   }
-  const scale = MS_PER_MONTH / windowMs;
+  // Per month: every produced byte is PUT once, so the objects are the month's bytes over the
+  // window's average object (exact when the objects repeat, whatever the window's edges).
+  const monthBytes = (key?: string) => arrivals.filter((a) => key === undefined || a.key === key).reduce((n, a) => n + (a.bytes * MS_PER_MONTH) / a.everyMs, 0);
+  const objects = out.objects > 0 ? monthBytes() / (out.objectBytes / out.objects) : 0;
   const chunks: CombinerResult['chunks'] = {};
-  for (const [k, v] of Object.entries(out.chunks)) chunks[k] = { count: v.count * scale, bytes: v.bytes * scale, billableBytes: v.billableBytes * scale };
+  for (const [k, v] of Object.entries(out.chunks)) {
+    const count = monthBytes(k) / (v.bytes / v.count);
+    chunks[k] = { count, bytes: monthBytes(k), billableBytes: (v.billableBytes / v.count) * count };
+  }
   return {
-    objects: out.objects * scale,
-    objectBytes: out.objectBytes * scale,
-    billablePutBytes: out.billablePutBytes * scale,
+    objects,
+    objectBytes: out.objects > 0 ? monthBytes() : 0,
+    billablePutBytes: out.objects > 0 ? (out.billablePutBytes / out.objects) * objects : 0,
     chunks,
-    requestsPerObject: out.objects > 0 ? requests / out.objects : 0,
+    // Requests a month over objects a month (the window's count of requests would carry its edges).
+    requestsPerObject: objects > 0 ? arrivals.reduce((n, a) => n + MS_PER_MONTH / a.everyMs, 0) / objects : 0,
     byReason: out.byReason,
     windowMs,
   };
