@@ -109,6 +109,8 @@ describe('each line against a hand calculation (10 MB/s, RF 3 over 3 zones, 1 Gi
       expect(line(r, 'storageTiered').usdPerMonth).toBeCloseTo(((604_800 * 10_000_000) / GB) * 0.023, 0); // $129.55
       // No fast store without KIP-1176.
       expect(r.cost.lines.map((l) => l.id)).not.toContain('walPut');
+      // The month (docs/protocol.md §8.1 quotes it): $965.60 + $0.48 + $1,351.99 + $129.55.
+      expect(r.cost.month).toBeCloseTo(2447.61, 2);
     });
   }
 
@@ -140,6 +142,9 @@ describe('each line against a hand calculation (10 MB/s, RF 3 over 3 zones, 1 Gi
     // 10.84 s (about 15 + 10.84 = 25.84 s in all); x 10 MB/s, about 795 MB, $0.11 per GB-month.
     const hand = (107_372.8 / 2 + 15_000 + 10_837) * 10_000;
     expect(Math.abs(r.facts.quantities.storageWal - hand) / hand).toBeLessThan(0.01);
+    expect(line(r, 'storageWal').usdPerMonth).toBeCloseTo((hand / GB) * 0.11, 3); // $0.08
+    // The month (docs/protocol.md §8.1 quotes it).
+    expect(r.cost.month).toBeCloseTo(1627.16, 2);
   });
 
   test("wal: the cost of the same bytes depends on the producer's cadence (10 records every 1 ms)", () => {
