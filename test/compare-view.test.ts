@@ -17,7 +17,7 @@ import {
   stepsAt,
 } from '../core/study/compare-timeline.js';
 import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat, wrapLabel } from '../web/compare/charts.js';
-import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, steadyRows, tableRows } from '../web/compare/figures.js';
+import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, steadyNone, steadyRows, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
 import { loadBundled } from './support/run.js';
@@ -482,6 +482,13 @@ describe('the steady-state table (issue 29)', () => {
     expect(row('crossZoneReplication').calcA).toBe(classic.steadyStateCostUsd!.lines[0].calculation);
     expect(row('walPut').calcA).toBe('');
     expect(row('walPut').calcB).toMatch(/^5,184,000 objects × \$0.00113 ÷ 1000 = \$5.85792$/);
+  });
+
+  test('a scenario without a repeating produce: no table of $0 lines, the reason instead', () => {
+    const [a, b] = compare(loadBundled('kip1023-bootstrap'), ['classic', 'kip1023']).modes;
+    expect(steadyRows(a, b)).toBeNull();
+    expect(steadyNone(a, b)).toMatch(/^No steady state: the scenario has no repeating produce/);
+    expect(steadyNone(classic, wal)).toBeNull();
   });
 
   test('no table when a row has no steady-state figure (a row read from JSON alone)', () => {

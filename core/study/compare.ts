@@ -16,7 +16,7 @@ import { Kernel } from '../sim/kernel.js';
 import { costUsd } from '../sim/costs.js';
 import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
 import { type TraceEntry, wholeMs } from '../sim/trace.js';
-import { type CostLine, type SteadyFacts, type SteadyStateCost, measuredMonthByLine, steadyState } from './steady-cost.js';
+import { type CostLine, NO_STEADY_STATE, type SteadyFacts, type SteadyStateCost, measuredMonthByLine, steadyState } from './steady-cost.js';
 import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
@@ -366,6 +366,13 @@ export function formatSteadyCosts(r: CompareResult): string {
     if (cost === undefined) continue;
     const runMonth = row.costUsd?.month ?? null;
     const runText = runMonth === null ? MONTH_TOO_EARLY : fmtUsd(runMonth);
+    const none = cost.warnings.find((w) => w.startsWith(NO_STEADY_STATE));
+    if (none !== undefined) {
+      // Nothing repeats, so every line is $0: one sentence instead of the table.
+      out.push('', `${row.mode}: no steady state; the run measured ${runText}.`);
+      if (row === r.modes[0]) out.push(...wrap(none, 100, '  ! ', '    '));
+      continue;
+    }
     const same = shown.find((x) => sameLines(x.cost, cost));
     if (same !== undefined) {
       out.push(

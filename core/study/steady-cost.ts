@@ -101,6 +101,8 @@ export interface SteadyOptions {
 }
 
 const MONTH_S = MS_PER_MONTH / 1000;
+/** How the warning of a scenario without a steady state begins. */
+export const NO_STEADY_STATE = 'No steady state:';
 /** The objects a segment upload writes (core/sim/tiering.ts segmentObjects): .log, .index, leader-epoch checkpoint, producer snapshot. */
 export const OBJECTS_PER_SEGMENT = 4;
 /** The shortest window the combiner's rule is replayed over (simulated ms), and the most arrivals it replays. */
@@ -827,8 +829,8 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
 
   if (producing.length === 0) {
     warnings.push(
-      'No steady state: the scenario has no repeating produce (a produce with everyMs that runs to the end), so nothing is produced at steady state; ' +
-        'every traffic line is $0 and the data present at t = 0 is not priced. The run-measured month below is all there is.',
+      `${NO_STEADY_STATE} the scenario has no repeating produce (a produce with everyMs that runs to the end), so nothing is produced at steady state; ` +
+        `every traffic line is $0 and the data present at t = 0 is not priced. The run-measured month is all there is.`,
     );
   }
 

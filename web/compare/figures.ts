@@ -5,6 +5,7 @@
  */
 import { type CompareRow, FIGURE_USD, MONTH_MIN_WINDOW_MS, type Mode } from '../../core/study/compare.js';
 import type { ResolvedSide, SidePoint } from '../../core/study/compare-timeline.js';
+import { NO_STEADY_STATE } from '../../core/study/steady-cost.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
 
@@ -210,7 +211,7 @@ export interface SteadyRow {
 export function steadyRows(a: CompareRow, b: CompareRow): SteadyRow[] | null {
   const sa = a.steadyStateCostUsd;
   const sb = b.steadyStateCostUsd;
-  if (sa === undefined || sb === undefined) return null;
+  if (sa === undefined || sb === undefined || steadyNone(a, b) !== null) return null;
   // The order of the side with more lines (the WAL's come between the tiered store's and storage), then any other.
   const ids = (sa.lines.length >= sb.lines.length ? sa : sb).lines.map((l) => l.id);
   for (const l of [...sa.lines, ...sb.lines]) if (!ids.includes(l.id)) ids.push(l.id);
@@ -236,3 +237,9 @@ export function steadyRows(a: CompareRow, b: CompareRow): SteadyRow[] | null {
 
 export const STEADY_NOTE =
   "Cost per month at steady state: the scenario's rates priced once segments roll, upload and expire and retention is reached (docs/protocol.md §8.1), not the run scaled up. Hover a line for its formula, a cell for its numbers.";
+
+/** Why neither design has a steady state (no repeating produce), or null: the page says so instead of a table of $0 lines. */
+export function steadyNone(a: CompareRow, b: CompareRow): string | null {
+  const none = (r: CompareRow) => r.steadyStateCostUsd?.warnings.find((w) => w.startsWith(NO_STEADY_STATE)) ?? null;
+  return none(a) !== null && none(b) !== null ? none(a) : null;
+}
