@@ -326,6 +326,7 @@ function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
       const replicas = [...t.replicas[p]];
       let leader = replicas[0];
       let consumed = 0;
+      let consumers = 0;
       let readFrom: number | undefined;
       for (const e of s.timeline) {
         const a = e.action;
@@ -334,6 +335,7 @@ function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
         if (a.kind === 'electLeader') leader = a.broker;
         if (a.kind === 'consume') {
           consumed += a.records;
+          consumers++;
           readFrom ??= a.broker;
         }
       }
@@ -355,7 +357,8 @@ function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
         uploads: tiered && !cfg['remote.log.copy.disable'],
         wal: cfg['wal.enable'],
         cfg,
-        fanout: opts.readFanout ?? (made > 0 ? consumed / made : 0),
+        // At most one full read per consume event: a consumer reading the data present at t = 0 is catching up, not reading the tail.
+        fanout: opts.readFanout ?? (made > 0 ? Math.min(consumers, consumed / made) : 0),
         readFrom: readFrom ?? leader,
         seg: fillOf(list, r, cfg, rate),
       });
@@ -933,7 +936,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
     const fanoutFrom =
       opts.readFanout !== undefined
         ? 'the readFanout option'
-        : "records the scenario's consume events read ÷ records its produces write over the run (consumers reading at the tail)";
+        : "records the scenario's consume events read ÷ records its produces write over the run, at most 1 per consume event (consumers reading at the tail)";
     add(
       {
         id: 'crossZoneConsume',
