@@ -1088,7 +1088,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
       value: objects,
       unit: 'objects',
       source: 'derived',
-      from: `the combiner's rule (core/machines/wal-combiner.ts) replayed on the produce cadence for ${fmtNum(all[0]?.windowMs ?? 0)} ms: ${fmtNum(objectsPerSec)} objects/s, ${fmtNum(avgObject)} B each, ${fmtNum(perObject)} produce requests each`,
+      from: `the combiner's rule (core/machines/wal-combiner.ts) replayed on the produce cadence for ${fmtNum(all[0]?.windowMs ?? 0)} ms: ${fmtNum(objectsPerSec)} objects/s, ${fmtNum(avgObject)} B each, ${fmtNum(perObject)} produce request${perObject === 1 ? '' : 's'} each`,
     };
     add(
       {
