@@ -134,10 +134,21 @@ describe('CLI', () => {
     expect(t.code).toBe(0);
     expect(t.stdout).toMatch(/classic\s+wal\n/);
     expect(t.stdout).toContain('produce latency acks=all, p50 / p99');
+    // The steady-state month after the table: each mode's lines, assumptions and the run's warnings.
+    expect(t.stdout).toContain('Cost per month at steady state');
+    expect(t.stdout).toMatch(/\nclassic: \$\d+ a month at steady state \(the run, 20 s, scaled to 30 days: \$234\)/);
+    expect(t.stdout).toMatch(/\n  cross-zone replication +\$[\d.]+ +\$[\d.]+ +204,800 B\/s × 2,592,000 s × 2 copies/);
+    expect(t.stdout).toContain('  - KIP-1176 batching: the producer sends 100 records (102,400 B) every 500 ms to orders-0');
+    expect(t.stdout).toContain('remote retention was not reached');
     const j = cli('compare', 'wal-steady-state', '--json', '--modes', 'wal');
     const doc = JSON.parse(j.stdout);
     expect(doc.modes.map((m: { mode: string }) => m.mode)).toEqual(['wal']);
     expect(doc.modes[0].bytesFromLeader).toBe(0);
+    const steady = doc.modes[0].steadyStateCostUsd;
+    expect(Object.keys(steady)).toEqual(['month', 'lines', 'assumptions', 'warnings']);
+    expect(steady.lines.map((l: { id: string }) => l.id)).toContain('walPut');
+    for (const l of steady.lines) expect(Object.keys(l)).toEqual(['id', 'name', 'formula', 'calculation', 'inputs', 'usdPerMonth', 'runMeasuredUsdPerMonth']);
+    expect(steady.month).toBeCloseTo(steady.lines.reduce((n: number, l: { usdPerMonth: number }) => n + l.usdPerMonth, 0), 6);
     const bad = cli('compare', 'wal-steady-state', '--modes', 'classic,raft');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--modes expects a comma-separated list of classic, kip1023, wal, got "classic,raft"');

@@ -17,7 +17,7 @@ import {
   stepsAt,
 } from '../core/study/compare-timeline.js';
 import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat, wrapLabel } from '../web/compare/charts.js';
-import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, tableRows } from '../web/compare/figures.js';
+import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, steadyNone, steadyRows, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
 import { loadBundled } from './support/run.js';
@@ -456,5 +456,43 @@ describe('chart layouts', () => {
     expect(bars[0].value).toBe('2 ms');
     expect(bars[1]).toMatchObject({ y: bars[1].base, value: '—', missing: true });
     expect(bars[1].x).toBeGreaterThan(bars[0].x + bars[0].width);
+  });
+});
+
+describe('the steady-state table (issue 29)', () => {
+  const [classic, wal] = compare(loadBundled('wal-steady-state'), ['classic', 'wal']).modes;
+
+  test("one row per line of either design, in the order the lines come, then the total", () => {
+    const rows = steadyRows(classic, wal)!;
+    expect(rows.map((r) => r.id)).toEqual([
+      'crossZoneReplication', 'crossZoneProduce', 'crossZoneConsume',
+      'tieredPut', 'tieredGet', 'tieredDelete', 'tieredTransfer',
+      'walPut', 'walGet', 'walDelete', 'walTransfer',
+      'storageLocal', 'storageTiered', 'storageWal', 'total',
+    ]);
+    const row = (id: string) => rows.find((r) => r.id === id)!;
+    // The same dollars as the CLI prints (FIGURE_USD), the fast store's only on the WAL side.
+    expect(row('walPut')).toMatchObject({ name: 'fast store PUT', a: '—', b: '$5.86', diff: '+$5.86' });
+    expect(row('tieredPut')).toMatchObject({ a: '$238', b: '$238', diff: 'same' });
+    expect(row('crossZoneReplication').a).toBe('$19.78');
+    expect(row('crossZoneReplication').b).toBe('$0.0463');
+    expect(row('total')).toMatchObject({ name: 'total a month', a: '$261', b: '$249' });
+    // Tooltips: the formula on the line, the calculation with numbers on each cell.
+    expect(row('crossZoneReplication').formula).toContain('follower copies that cross zones');
+    expect(row('crossZoneReplication').calcA).toBe(classic.steadyStateCostUsd!.lines[0].calculation);
+    expect(row('walPut').calcA).toBe('');
+    expect(row('walPut').calcB).toMatch(/^5,184,000 objects × \$0.00113 ÷ 1000 = \$5.85792$/);
+  });
+
+  test('a scenario without a repeating produce: no table of $0 lines, the reason instead', () => {
+    const [a, b] = compare(loadBundled('kip1023-bootstrap'), ['classic', 'kip1023']).modes;
+    expect(steadyRows(a, b)).toBeNull();
+    expect(steadyNone(a, b)).toMatch(/^No steady state: the scenario has no repeating produce/);
+    expect(steadyNone(classic, wal)).toBeNull();
+  });
+
+  test('no table when a row has no steady-state figure (a row read from JSON alone)', () => {
+    const { steadyStateCostUsd: _, ...bare } = wal;
+    expect(steadyRows(classic, bare)).toBeNull();
   });
 });

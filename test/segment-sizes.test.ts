@@ -167,11 +167,14 @@ describe('internal.segment.bytes: Kafka\'s internal test override', () => {
     expect(plain).not.toContain('Sizes scaled');
   });
 
-  test('compare: the JSON gives the reason and the table ends with it (then the assumptions), only when scaled', () => {
+  test('compare: the JSON gives the reason and the table ends with it (then the assumptions, then the month at steady state), only when scaled', () => {
     const r = compare(scenarioOf(validateScenario(raw({ 'internal.segment.bytes': 51200 }))), ['classic']);
     expect(r.sizesScaledReason).toMatch(/^internal\.segment\.bytes 51200 on topic orders/);
-    expect(formatCompare(r).split('\n').at(-2)).toBe(`sizes scaled: ${r.sizesScaledReason}`);
-    expect(formatCompare(r).split('\n').at(-1)).toBe(`assumed: ${r.assumed}`);
+    // The table's part of the text ends where the steady-state month (docs/protocol.md §8.1) begins, after a blank line.
+    const text = formatCompare(r).split('\n');
+    const table = text.slice(0, text.findIndex((l) => l.startsWith('Cost per month at steady state')) - 1);
+    expect(table.at(-2)).toBe(`sizes scaled: ${r.sizesScaledReason}`);
+    expect(table.at(-1)).toBe(`assumed: ${r.assumed}`);
     const plain = compare(scenarioOf(validateScenario(raw({}))), ['classic']);
     expect('sizesScaledReason' in plain).toBe(false);
     expect(formatCompare(plain)).not.toContain('sizes scaled');

@@ -16,6 +16,7 @@ import { Kernel } from '../sim/kernel.js';
 import { costUsd } from '../sim/costs.js';
 import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
 import { type TraceEntry, wholeMs } from '../sim/trace.js';
+import { type CostLine, NO_STEADY_STATE, type SteadyFacts, type SteadyStateCost, measuredMonthByLine, steadyState } from './steady-cost.js';
 import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 
 export const MODES = ['classic', 'kip1023', 'wal'] as const;
@@ -84,6 +85,18 @@ export interface CompareRow {
   walMetadataRecords: number;
   violations: number;
   endMs: number;
+  /**
+   * The month at steady state (core/study/steady-cost.ts; docs/protocol.md §8.1): priced
+   * from the scenario's rates once every transient is over, line by line, each with the
+   * run-measured month of the same line beside it (`runMeasuredUsdPerMonth`, null while
+   * the run is too short to extrapolate) and, in `warnings`, what the run did not reach.
+   * Absent when the row was read from a run's JSON alone (no kernel).
+   */
+  steadyStateCostUsd?: SteadyStateCostRow;
+}
+
+export interface SteadyStateCostRow extends SteadyStateCost {
+  lines: Array<CostLine & { runMeasuredUsdPerMonth: number | null }>;
 }
 
 export interface CompareResult {
@@ -193,7 +206,54 @@ export function rowOf(mode: Mode, json: RunJson, k?: Kernel, observed?: TraceFig
     walMetadataRecords: walMetrics?.metadata?.records ?? 0,
     violations: json.violations.length,
     endMs: json.endMs,
+    ...(k === undefined ? {} : { steadyStateCostUsd: steadyRow(mode, json, k) }),
   };
+}
+
+/** The steady-state month of the kernel's scenario, with the run's own month line by line and what the run did not reach. */
+function steadyRow(mode: Mode, json: RunJson, k: Kernel): SteadyStateCostRow {
+  const { cost, facts } = steadyState(k.scenario, mode);
+  const measured = json.endMs >= MONTH_MIN_WINDOW_MS ? measuredMonthByLine(k.state.metrics, k.state.usage, k.state.prices, json.endMs) : null;
+  return {
+    month: cost.month,
+    lines: cost.lines.map((l) => ({ ...l, runMeasuredUsdPerMonth: measured?.[l.id]?.usdPerMonth ?? null })),
+    assumptions: cost.assumptions,
+    warnings: [...cost.warnings, ...runWarnings(json, facts)],
+  };
+}
+
+/**
+ * Where the run falls short of the steady state (its month then extrapolates a start, not a
+ * rate): no segment rolled, local or remote retention not reached, no WAL object cleaned up.
+ */
+export function runWarnings(json: Pick<RunJson, 'trace' | 'endMs'>, facts: SteadyFacts): string[] {
+  if (facts.bytesPerSec <= 0) return [];
+  const out: string[] = [];
+  let rolled = false;
+  let localDeleted = false;
+  let remoteExpired = false;
+  let walDeleted = false;
+  for (const e of json.trace as unknown as Loose[]) {
+    if (e.type === 'log' && e.action === 'segmentRolled') rolled = true;
+    else if (e.type === 'log' && e.action === 'localSegmentDeleted') localDeleted = true;
+    else if (e.type === 'rlm' && e.action === 'deleteStarted' && (e.rule === 'retentionMs' || e.rule === 'retentionBytes')) remoteExpired = true;
+    else if (e.type === 'wal' && e.action === 'deleteObject') walDeleted = true;
+  }
+  const run = formatMs(json.endMs, { unit: 'auto' });
+  const when = (ms: number | null) => (ms === null ? '' : ` (at this rate, from about ${formatDuration(ms)} on)`);
+  const short = `The run (${run}) is too short to show steady state:`;
+  if (!rolled && facts.segmentFillMs !== null) out.push(`${short} no segment rolled (one fills in about ${formatDuration(facts.segmentFillMs)}), so it made no tiered-store request and its month has none.`);
+  if (!localDeleted && facts.localRetentionReachedMs !== null) out.push(`${short} local retention was not reached${when(facts.localRetentionReachedMs)}, so its local disks held less than they do at steady state.`);
+  if (facts.tiered && !remoteExpired && facts.remoteRetentionReachedMs !== null) out.push(`${short} remote retention was not reached${when(facts.remoteRetentionReachedMs)}, so its tiered store held less than at steady state and expired nothing (no DELETE).`);
+  if (facts.wal && !walDeleted && facts.walCleanupReachedMs !== null) out.push(`${short} no WAL object was deleted${when(facts.walCleanupReachedMs)}, so its fast store kept growing.`);
+  return out;
+}
+
+/** A duration in the largest unit that keeps it above 1 (ms, s, min, h, days). */
+export function formatDuration(ms: number): string {
+  const units: Array<[number, string]> = [[86_400_000, 'days'], [3_600_000, 'h'], [60_000, 'min'], [1000, 's']];
+  for (const [size, name] of units) if (ms >= size) return `${+(ms / size).toFixed(1)} ${name}`;
+  return `${Math.round(ms)} ms`;
 }
 
 function unroundedTotal(k: Kernel | undefined): number | undefined {
@@ -319,5 +379,76 @@ export function formatCompare(r: CompareResult): string {
   const lines = [`${r.scenario} (seed ${r.seed}, ${formatMs(r.modes[0]?.endMs ?? 0)} simulated)`, '', line(header), ...body.map(line)];
   if (r.sizesScaledReason !== undefined) lines.push('', `sizes scaled: ${r.sizesScaledReason}`);
   if (r.assumed !== undefined) lines.push(...(r.sizesScaledReason === undefined ? [''] : []), `assumed: ${r.assumed}`);
+  const steady = formatSteadyCosts(r);
+  if (steady !== '') lines.push('', steady);
   return lines.join('\n');
+}
+
+/** Words wrapped at `width`, every line after the first indented by `indent`. */
+function wrap(text: string, width: number, first: string, indent: string): string[] {
+  const out: string[] = [];
+  let line = first;
+  for (const word of text.split(' ')) {
+    if (line.length + word.length + 1 > width && line.trim().length > first.trim().length) {
+      out.push(line.trimEnd());
+      line = indent;
+    }
+    line += (line === first || line === indent ? '' : ' ') + word;
+  }
+  out.push(line.trimEnd());
+  return out;
+}
+
+/**
+ * The steady-state month of each mode (core/study/steady-cost.ts): its lines with the
+ * calculation and, beside each, the same line measured in the run and scaled to a month
+ * (today's extrapolation, the cross-check), then the assumptions and warnings. A mode whose
+ * steady state is another's (KIP-1023's is classic's) says so in one line.
+ */
+export function formatSteadyCosts(r: CompareResult): string {
+  const out: string[] = [];
+  const shown: Array<{ mode: Mode; cost: SteadyStateCostRow }> = [];
+  for (const row of r.modes) {
+    const cost = row.steadyStateCostUsd;
+    if (cost === undefined) continue;
+    const runMonth = row.costUsd?.month ?? null;
+    const runText = runMonth === null ? MONTH_TOO_EARLY : fmtUsd(runMonth);
+    const none = cost.warnings.find((w) => w.startsWith(NO_STEADY_STATE));
+    if (none !== undefined) {
+      // Nothing repeats, so every line is $0: one sentence instead of the table.
+      out.push('', `${row.mode}: no steady state; the run measured ${runText}.`);
+      if (row === r.modes[0]) out.push(...wrap(none, 100, '  ! ', '    '));
+      continue;
+    }
+    const same = shown.find((x) => sameLines(x.cost, cost));
+    if (same !== undefined) {
+      out.push(
+        '',
+        `${row.mode}: the same steady state as ${same.mode}, ${fmtUsd(cost.month)} a month${row.mode === 'kip1023' ? ' (KIP-1023 only changes where an empty follower starts)' : ''}; the run measured ${runText}.`,
+      );
+      for (const w of cost.warnings.filter((w) => !same.cost.warnings.includes(w))) out.push(...wrap(w, 100, '  ! ', '    '));
+      continue;
+    }
+    shown.push({ mode: row.mode, cost });
+    const head = ['line', 'steady state', 'run-measured', 'calculation'];
+    const body = cost.lines.map((l) => [l.name, fmtUsd(l.usdPerMonth), l.runMeasuredUsdPerMonth === null ? '-' : fmtUsd(l.runMeasuredUsdPerMonth), l.calculation.replace(/ = [^=]*$/, '')]);
+    body.push(['total', fmtUsd(cost.month), runText, '']);
+    const w = [0, 1, 2].map((i) => Math.max(...[head, ...body].map((x) => x[i].length)));
+    const fmt = (x: string[]) => `  ${x[0].padEnd(w[0])}  ${x[1].padStart(w[1])}  ${x[2].padStart(w[2])}  ${x[3]}`.trimEnd();
+    out.push('', `${row.mode}: ${fmtUsd(cost.month)} a month at steady state (the run, ${formatMs(row.endMs, { unit: 'auto' })}, scaled to 30 days: ${runText})`, fmt(head), ...body.map(fmt));
+    out.push('  assumptions:');
+    for (const a of cost.assumptions) out.push(...wrap(a, 100, '  - ', '    '));
+    if (cost.warnings.length > 0) out.push('  warnings:');
+    for (const x of cost.warnings) out.push(...wrap(x, 100, '  ! ', '    '));
+  }
+  if (out.length === 0) return '';
+  return [
+    'Cost per month at steady state: the scenario\'s rates priced once segments roll, are uploaded and expire, and retention is reached',
+    "(docs/protocol.md §8.1); \"run-measured\" is the same line measured in this run and scaled to 30 days, the cross-check.",
+    ...out,
+  ].join('\n');
+}
+
+function sameLines(a: SteadyStateCost, b: SteadyStateCost): boolean {
+  return a.month === b.month && a.lines.length === b.lines.length && a.lines.every((l, i) => l.id === b.lines[i].id && l.usdPerMonth === b.lines[i].usdPerMonth);
 }

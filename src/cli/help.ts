@@ -134,7 +134,14 @@ and prints one table: time for a new follower to catch up, bytes fetched from th
 cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by acks,
 remote reads after a failover, and the cost of the run and of a month at the same rates
 (from a run of at least 1 s of simulated time; a shorter one prints "too early").
-With --json: one JSON document { scenario, seed, modes: [...] } (costUsd.month null when too early).
+Then each mode's cost per month at steady state (docs/protocol.md §8.1): priced from the
+scenario's rates once segments roll, upload and expire and retention is reached, as lines
+(cross-zone replication, producer and consumer cross-zone, each store's requests and
+transfer, storage on local disks, the tiered and the fast store), each with its calculation
+and the same line measured in the run; the assumptions beside them, and warnings when the
+run is too short to show steady state.
+With --json: one JSON document { scenario, seed, modes: [...] } (costUsd.month null when too
+early; steadyStateCostUsd { month, lines, assumptions, warnings }: docs/json-output.md).
 --max-steps N: each mode's run may take at most N steps (default 5000000, as for run);
 a run that needs more stops the command (exit 2), naming the mode.
 Exit codes: 0 ok, 2 bad input or a run over --max-steps, 129 an invariant was violated

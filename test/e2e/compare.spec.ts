@@ -61,6 +61,26 @@ test.describe('side by side: wal-steady-state, classic and WAL', () => {
     await page.screenshot({ path: join(SHOTS, 'compare-full.png'), fullPage: true });
   });
 
+  test('the cost per month at steady state: one line per row, both designs, the warnings and assumptions beside them', async ({ page }) => {
+    await open(page, WAL_STEADY);
+    const steady = page.getByTestId('compare-steady');
+    await expect(steady).toBeVisible();
+    await expect(steady.locator('caption')).toHaveText('Cost per month at steady state');
+    await expect(page.getByTestId('steady-crossZoneReplication-a')).toHaveText('$19.78');
+    await expect(page.getByTestId('steady-crossZoneReplication-b')).toHaveText('$0.0463');
+    // The fast store's lines exist only on the WAL side.
+    await expect(page.getByTestId('steady-walPut-a')).toHaveText('—');
+    await expect(page.getByTestId('steady-walPut-b')).toHaveText('$5.86');
+    await expect(page.getByTestId('steady-walPut-b')).toHaveAttribute('title', /^5,184,000 objects × \$0\.00113 ÷ 1000 = /);
+    await expect(page.getByTestId('steady-total-a')).toHaveText('$261');
+    await expect(page.getByTestId('steady-total-b')).toHaveText('$249');
+    // The 20 s run reaches no remote retention: said beside the figures.
+    await expect(page.getByTestId('steady-warnings-1')).toContainText('remote retention was not reached');
+    await page.getByTestId('steady-assumptions').locator('summary').click();
+    await expect(page.getByTestId('steady-assumptions')).toContainText('KIP-1176 batching: the producer sends 100 records (102,400 B) every 500 ms');
+    await steady.screenshot({ path: join(SHOTS, 'compare-steady.png') });
+  });
+
   test('at 1280x800 the table and the key charts still fit on one screen', async ({ page }) => {
     await open(page, WAL_STEADY);
     for (const id of ['compare-headline', 'compare-table', 'chart-crossZone', 'chart-requests']) expect(await inViewport(page, id), id).toBe(true);

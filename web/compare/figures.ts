@@ -5,6 +5,7 @@
  */
 import { type CompareRow, FIGURE_USD, MONTH_MIN_WINDOW_MS, type Mode } from '../../core/study/compare.js';
 import type { ResolvedSide, SidePoint } from '../../core/study/compare-timeline.js';
+import { NO_STEADY_STATE } from '../../core/study/steady-cost.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
 
@@ -185,4 +186,60 @@ export function breakdown(c: ResolvedSide['endCounters']): { crossZone: string; 
     return parts.length === 0 ? 'none' : parts.join(' · ');
   };
   return { crossZone: kinds.length === 0 ? 'none' : kinds.join(' · '), tiered: store(c.objectStore.tiered), wal: store(c.objectStore.wal) };
+}
+
+/** One line of the steady-state table: both designs' dollars a month, how the second differs, and each side's calculation. */
+export interface SteadyRow {
+  id: string;
+  name: string;
+  /** The formula in words (the row's tooltip). */
+  formula: string;
+  a: string;
+  b: string;
+  diff: string;
+  /** The calculation with the numbers (each cell's tooltip); '' when the design has no such line. */
+  calcA: string;
+  calcB: string;
+}
+
+/**
+ * The month at steady state of both designs (CompareRow.steadyStateCostUsd,
+ * core/study/steady-cost.ts), line by line in the order the lines come (a line only one
+ * design has, such as the fast store's, shows "—" on the other side), then the total.
+ * Null when either row has none.
+ */
+export function steadyRows(a: CompareRow, b: CompareRow): SteadyRow[] | null {
+  const sa = a.steadyStateCostUsd;
+  const sb = b.steadyStateCostUsd;
+  if (sa === undefined || sb === undefined || steadyNone(a, b) !== null) return null;
+  // The order of the side with more lines (the WAL's come between the tiered store's and storage), then any other.
+  const ids = (sa.lines.length >= sb.lines.length ? sa : sb).lines.map((l) => l.id);
+  for (const l of [...sa.lines, ...sb.lines]) if (!ids.includes(l.id)) ids.push(l.id);
+  const rows: SteadyRow[] = ids.map((id) => {
+    const la = sa.lines.find((l) => l.id === id);
+    const lb = sb.lines.find((l) => l.id === id);
+    const x = la?.usdPerMonth ?? null;
+    const y = lb?.usdPerMonth ?? null;
+    return {
+      id,
+      name: (la ?? lb)!.name,
+      formula: (la ?? lb)!.formula,
+      a: x === null ? '—' : usd(x),
+      b: y === null ? '—' : usd(y),
+      diff: difference(x ?? 0, y ?? 0, usd),
+      calcA: la?.calculation ?? '',
+      calcB: lb?.calculation ?? '',
+    };
+  });
+  rows.push({ id: 'total', name: 'total a month', formula: 'the sum of the lines', a: usd(sa.month), b: usd(sb.month), diff: difference(sa.month, sb.month, usd), calcA: '', calcB: '' });
+  return rows;
+}
+
+export const STEADY_NOTE =
+  "Cost per month at steady state: the scenario's rates priced once segments roll, upload and expire and retention is reached (docs/protocol.md §8.1), not the run scaled up. Hover a line for its formula, a cell for its numbers.";
+
+/** Why neither design has a steady state (no repeating produce), or null: the page says so instead of a table of $0 lines. */
+export function steadyNone(a: CompareRow, b: CompareRow): string | null {
+  const none = (r: CompareRow) => r.steadyStateCostUsd?.warnings.find((w) => w.startsWith(NO_STEADY_STATE)) ?? null;
+  return none(a) !== null && none(b) !== null ? none(a) : null;
 }
