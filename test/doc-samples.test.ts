@@ -40,10 +40,19 @@ describe('the README\'s CLI samples', () => {
     const first = lines.indexOf(excerpt[0]);
     expect(first, `README's narration excerpt: its first line is not in the output:\n${excerpt[0]}`).toBeGreaterThanOrEqual(0);
     expect(lines.slice(first, first + excerpt.length)).toEqual(excerpt);
-    // The compare sample: the whole output after the command line.
+    // The compare sample: the table as printed, from the title to its assumed: line.
     const sample = blockAfter(README, '`compare` runs one workload in each design with the same seed');
     expect(sample[0]).toBe('$ npm run sim -- compare wal-steady-state');
-    expect(compare.stdout.replace(/\n$/, '').split('\n')).toEqual(sample.slice(1));
+    const out = compare.stdout.replace(/\n$/, '').split('\n');
+    expect(out.slice(0, sample.length - 1)).toEqual(sample.slice(1));
+    // The steady-state excerpt after it: every line shown (but the elisions and the wrapped
+    // warning) is a line of the output.
+    const steady = blockAfter(README, 'and the assumptions under them (excerpt):');
+    expect(steady.length).toBeGreaterThan(5);
+    for (const line of steady) {
+      if (line.trim() === '...' || line.startsWith('  !') || line.startsWith('    ')) continue;
+      expect(out, `README's steady-state excerpt: not in compare's output:\n${line}`).toContain(line);
+    }
   }, 60000);
 });
 

@@ -168,7 +168,7 @@ export class TraceFigures {
  * The figures of one finished run. With the kernel, the month's cost is scaled from the
  * unrounded cost (a short run's rounded cents would otherwise be multiplied too).
  */
-export function rowOf(mode: Mode, json: RunJson, k?: Kernel, observed?: TraceFigures): CompareRow {
+export function rowOf(mode: Mode, json: RunJson, k?: Kernel, observed?: TraceFigures, reached?: RunReached): CompareRow {
   const trace = json.trace as unknown as Loose[];
   const m = json.metrics as Loose;
   // A run that streamed its trace (compare's keepTrace false) observed it as it went.
@@ -206,39 +206,56 @@ export function rowOf(mode: Mode, json: RunJson, k?: Kernel, observed?: TraceFig
     walMetadataRecords: walMetrics?.metadata?.records ?? 0,
     violations: json.violations.length,
     endMs: json.endMs,
-    ...(k === undefined ? {} : { steadyStateCostUsd: steadyRow(mode, json, k) }),
+    ...(k === undefined ? {} : { steadyStateCostUsd: steadyRow(mode, json, k, reached) }),
   };
 }
 
 /** The steady-state month of the kernel's scenario, with the run's own month line by line and what the run did not reach. */
-function steadyRow(mode: Mode, json: RunJson, k: Kernel): SteadyStateCostRow {
+function steadyRow(mode: Mode, json: RunJson, k: Kernel, reached?: RunReached): SteadyStateCostRow {
   const { cost, facts } = steadyState(k.scenario, mode);
   const measured = json.endMs >= MONTH_MIN_WINDOW_MS ? measuredMonthByLine(k.state.metrics, k.state.usage, k.state.prices, json.endMs) : null;
   return {
     month: cost.month,
     lines: cost.lines.map((l) => ({ ...l, runMeasuredUsdPerMonth: measured?.[l.id]?.usdPerMonth ?? null })),
     assumptions: cost.assumptions,
-    warnings: [...cost.warnings, ...runWarnings(json, facts)],
+    warnings: [...cost.warnings, ...runWarnings(json, facts, reached)],
   };
+}
+
+/** What a run reached of the steady state, read off its trace (kept, or as it streams). */
+export interface RunReached {
+  rolled: boolean;
+  localDeleted: boolean;
+  remoteExpired: boolean;
+  walDeleted: boolean;
+}
+
+export function newRunReached(): RunReached {
+  return { rolled: false, localDeleted: false, remoteExpired: false, walDeleted: false };
+}
+
+export function noteReached(r: RunReached, entry: TraceEntry): void {
+  const e = entry as unknown as Loose;
+  if (e.type === 'log' && e.action === 'segmentRolled') r.rolled = true;
+  else if (e.type === 'log' && e.action === 'localSegmentDeleted') r.localDeleted = true;
+  else if (e.type === 'rlm' && e.action === 'deleteStarted' && (e.rule === 'retentionMs' || e.rule === 'retentionBytes')) r.remoteExpired = true;
+  else if (e.type === 'wal' && e.action === 'deleteObject') r.walDeleted = true;
 }
 
 /**
  * Where the run falls short of the steady state (its month then extrapolates a start, not a
  * rate): no segment rolled, local or remote retention not reached, no WAL object cleaned up.
  */
-export function runWarnings(json: Pick<RunJson, 'trace' | 'endMs'>, facts: SteadyFacts): string[] {
+export function runWarnings(json: Pick<RunJson, 'trace' | 'endMs'>, facts: SteadyFacts, seen?: RunReached): string[] {
   if (facts.bytesPerSec <= 0) return [];
   const out: string[] = [];
-  let rolled = false;
-  let localDeleted = false;
-  let remoteExpired = false;
-  let walDeleted = false;
-  for (const e of json.trace as unknown as Loose[]) {
-    if (e.type === 'log' && e.action === 'segmentRolled') rolled = true;
-    else if (e.type === 'log' && e.action === 'localSegmentDeleted') localDeleted = true;
-    else if (e.type === 'rlm' && e.action === 'deleteStarted' && (e.rule === 'retentionMs' || e.rule === 'retentionBytes')) remoteExpired = true;
-    else if (e.type === 'wal' && e.action === 'deleteObject') walDeleted = true;
+  // A run that streamed its trace (compare's keepTrace false) noted these as it went.
+  let reached = seen;
+  if (reached === undefined) {
+    reached = newRunReached();
+    for (const e of json.trace) noteReached(reached, e);
   }
+  const { rolled, localDeleted, remoteExpired, walDeleted } = reached;
   const run = formatMs(json.endMs, { unit: 'auto' });
   const when = (ms: number | null) => (ms === null ? '' : ` (at this rate, from about ${formatDuration(ms)} on)`);
   const short = `The run (${run}) is too short to show steady state:`;
@@ -310,11 +327,13 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number, opti
   const rows = modes.map((mode) => {
     // Without the trace kept, the few entries the row's figures read are (TraceFigures.reads).
     const read: TraceEntry[] = [];
+    const reached = newRunReached();
     let remoteLogMetadataRecords = 0;
     let built: Kernel | undefined;
     const stream = (e: TraceEntry): void => {
       if (built !== undefined) options.onTrace?.(mode, e, built);
       if (keepTrace) return;
+      noteReached(reached, e);
       if (TraceFigures.reads(e)) read.push(e);
       // As buildRunJson counts them from a kept trace.
       else if (e.type === 'remoteMetadata' && (e as { action?: string }).action === 'stateChanged') remoteLogMetadataRecords++;
@@ -337,7 +356,7 @@ export function compare(s: Scenario, modes: readonly Mode[], seed?: number, opti
       observed = new TraceFigures(json.partitions);
       for (const e of read) observed.observe(e);
     }
-    return rowOf(mode, json, k, observed);
+    return rowOf(mode, json, k, observed, keepTrace ? undefined : reached);
   });
   const scaled = scaledSizesReason(s);
   return { scenario: s.name, seed: seed ?? s.seed, modes: rows, ...(scaled !== null ? { sizesScaledReason: scaled } : {}), ...(assumed === undefined ? {} : { assumed }) };
