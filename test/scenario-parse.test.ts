@@ -372,11 +372,11 @@ const INVALID: Case[] = [
   ['config boolean as a string', (r) => { r.config['follower.fetch.last.tiered.offset.enable'] = 'true'; }, ['config["follower.fetch.last.tiered.offset.enable"]'], /expected true or false, got "true"/],
   ['model an array', (r) => { r.model = []; }, ['model']],
   ['model unknown knob', (r) => { r.model.recordSize = 1; }, ['model.recordSize'], /unknown model knob 'recordSize'/],
-  ['model knob below min', (r) => { r.model.recordBytes = 0; }, ['model.recordBytes'], /expected an integer >= 1, got 0/],
+  ['model knob below min', (r) => { r.model.recordBytes = 0; }, ['model.recordBytes'], /expected an integer from 1 to 2147483586 \(a record batch's size is a 32-bit int in Kafka's format \(2\^31 - 1\), less its 61-byte header\), got 0/],
   ['model holds a broker config', (r) => { r.model['replica.fetch.backoff.ms'] = 1; }, ['model["replica.fetch.backoff.ms"]'], /top-level config/],
   ['clientZone not a zone of the scenario', (r) => { r.model.clientZone = 'd'; }, ['model.clientZone'], /expected '' \(the partition leader's zone\) or one of the zones a, b, c, got "d"/],
   ['clientZone a number', (r) => { r.model.clientZone = 1; }, ['model.clientZone'], /got 1$/],
-  ['recordBytes as a zone name', (r) => { r.model.recordBytes = 'a'; }, ['model.recordBytes'], /expected an integer >= 1, got "a"/],
+  ['recordBytes as a zone name', (r) => { r.model.recordBytes = 'a'; }, ['model.recordBytes'], /expected an integer from 1 to 2147483586 .*, got "a"/],
   // prices
   ['prices not a map', (r) => { r.prices = [0.01]; }, ['prices'], /expected a map of prices \(crossZoneUsdPerGbEachDirection, /],
   ['prices unknown key', (r) => { r.prices = { s3PutUsd: 1 }; }, ['prices.s3PutUsd'], /unknown price 's3PutUsd'; expected one of crossZoneUsdPerGbEachDirection, tieredStorageUsdPerGbMonth/],
