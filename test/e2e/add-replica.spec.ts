@@ -54,6 +54,9 @@ test('2 brokers: a new broker 2 is offered and selected; adding it draws a third
   // The link carries both actions: a reload shows the same picture, with nothing refused.
   await page.waitForFunction(() => location.search.includes('actions='));
   const step = await page.getByTestId('step').textContent();
+  // The link follows the step at most every 200 ms (web/lib/run.svelte.ts syncUrl): wait for it
+  // to hold this one, however fast the steps above were taken.
+  await page.waitForFunction((s) => new URLSearchParams(location.search).get('step') === s, step);
   await page.reload();
   await expect(page.getByTestId('step')).toHaveText(step ?? '');
   await expect(lanes(page).locator('g.lane:not(.remote)')).toHaveCount(3);

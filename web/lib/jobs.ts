@@ -26,6 +26,15 @@ export interface JobHooks {
   onCancel?: () => void;
 }
 
+/**
+ * A browser test can hold every job between its slices (`globalThis.__tierscopeHoldJobs =
+ * true`) to act on one part way (Cancel) at a known point, whatever the machine's speed;
+ * nothing else sets it.
+ */
+function jobsHeld(): boolean {
+  return (globalThis as { __tierscopeHoldJobs?: boolean }).__tierscopeHoldJobs === true;
+}
+
 /** Runs a task soon, after the browser has had its turn (input, a frame). */
 function yieldThen(fn: () => void): void {
   if (typeof MessageChannel === 'undefined') {
@@ -62,13 +71,18 @@ export function runSliced(work: (deadline: number) => boolean, hooks: JobHooks, 
   };
   const slice = (ms: number): void => {
     if (state !== 'running') return;
-    if (work(performance.now() + ms)) {
+    // Held (a browser test): a moment of work, then wait, so the job is part way when it acts.
+    if (work(performance.now() + (jobsHeld() ? 1 : ms))) {
       state = 'done';
       hooks.onDone();
       return;
     }
     hooks.onSlice?.();
-    yieldThen(() => slice(SLICE_MS));
+    const next = (): void => {
+      if (state === 'running' && jobsHeld()) setTimeout(next, 10);
+      else slice(SLICE_MS);
+    };
+    yieldThen(next);
   };
   slice(syncMs);
   return job;
