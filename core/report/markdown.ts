@@ -13,6 +13,7 @@ import { BROKER_CONFIGS, INTERNAL_TOPIC_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS, UNL
 import { describeJitter } from '../domain/jitter.js';
 import { INVARIANTS } from '../sim/invariants.js';
 import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
+import { DESIGN_MODES, MODES, modeSwitches } from '../study/modes.js';
 import { formatBytes, formatMs } from '../util/format.js';
 import type { InitialPartitionState, Scenario, TimelineAction } from '../scenario/types.js';
 import { CHAPTERS } from './chapters.js';
@@ -42,17 +43,15 @@ export function mdTable(header: string[], rows: string[][], align?: Array<'left'
 /** The rows of both tables: the CLI's figures, capitalised as table rows. */
 const FIGURES = FIGURE_ROWS.map(([label, f]) => [label[0].toUpperCase() + label.slice(1), f] as const);
 
-const MODE_TITLES: Record<Mode, string> = {
-  classic: 'classic (KIP-405)',
-  kip1023: 'kip1023 (KIP-1023)',
-  wal: 'wal (KIP-1176)',
-};
+/** The designs' names and switches, from their one table (core/study/modes.ts). */
+const MODE_TITLES = Object.fromEntries(MODES.map((m) => [m, DESIGN_MODES[m].title])) as Record<Mode, string>;
 
-const MODE_MEANING: Record<Mode, string> = {
-  classic: 'KIP-405 only: `follower.fetch.last.tiered.offset.enable` and `wal.enable` off',
-  kip1023: '`follower.fetch.last.tiered.offset.enable` on, `wal.enable` off',
-  wal: 'KIP-1176: `wal.enable` on for every topic (the model\'s reconstruction of a withdrawn KIP; `wal.*` are the model\'s names)',
-};
+const MODE_MEANING = Object.fromEntries(
+  MODES.map((m) => {
+    const d = DESIGN_MODES[m];
+    return [m, `${d.design}: ${modeSwitches(m, true)}${d.note ? ` (${d.note.replace(/wal\.\*/g, '`wal.*`')})` : ''}`];
+  }),
+) as Record<Mode, string>;
 
 // ---------------------------------------------------------------------------------
 // Sections

@@ -1,10 +1,7 @@
 /**
  * `compare`: one workload run in several designs, side by side (issue: KIP-1176 mode).
- * The modes set the switches and nothing else, so the scenario's workload, faults and
- * seed are the same in each run:
- *   classic  KIP-405 only: follower.fetch.last.tiered.offset.enable off, wal.enable off
- *   kip1023  KIP-1023 on:   follower.fetch.last.tiered.offset.enable on,  wal.enable off
- *   wal      KIP-1176:      wal.enable on for every topic (KIP-1023 as the file says)
+ * The modes (core/study/modes.ts, one table) set the switches and nothing else, so the
+ * scenario's workload, faults and seed are the same in each run.
  * Each row's figures come from the run's JSON (`metrics`, `trace`); the month's cost is
  * the run's cost scaled from its simulated duration to 30 days at the same rates, once the
  * run has covered at least MONTH_MIN_WINDOW_MS (null before: see monthAtRate).
@@ -19,8 +16,9 @@ import { type TraceEntry, wholeMs } from '../sim/trace.js';
 import { type CostLine, NO_STEADY_STATE, type SteadyFacts, type SteadyStateCost, measuredMonthByLine, steadyState } from './steady-cost.js';
 import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 
-export const MODES = ['classic', 'kip1023', 'wal'] as const;
-export type Mode = (typeof MODES)[number];
+import { DESIGN_MODES, MODE_SWITCHES, type Mode } from './modes.js';
+
+export { MODES, type Mode } from './modes.js';
 
 export const MONTH_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -48,12 +46,12 @@ export const MONTH_TOO_EARLY = `too early (needs ≥ ${MONTH_MIN_WINDOW_MS / 100
 
 /** The scenario with the mode's switches set. */
 export function scenarioForMode(s: Scenario, mode: Mode): Scenario {
+  const m = DESIGN_MODES[mode];
   const config = { ...s.config };
-  if (mode === 'classic') config['follower.fetch.last.tiered.offset.enable'] = false;
-  if (mode === 'kip1023') config['follower.fetch.last.tiered.offset.enable'] = true;
-  const topics = s.topics.map((t) => ({ ...t, config: { ...t.config, 'wal.enable': mode === 'wal' } }));
+  if (m.kip1023 !== null) config['follower.fetch.last.tiered.offset.enable'] = m.kip1023;
+  const topics = s.topics.map((t) => ({ ...t, config: { ...t.config, 'wal.enable': m.wal } }));
   // A timeline that turns a switch would undo the mode: such events are left out.
-  const switches = new Set(['follower.fetch.last.tiered.offset.enable', 'wal.enable']);
+  const switches = new Set<string>(MODE_SWITCHES);
   const timeline = s.timeline.filter((e) => e.action.kind !== 'setConfig' || !Object.keys(e.action.values).some((k) => switches.has(k)));
   return { ...s, config, topics, timeline, name: `${s.name} [${mode}]` };
 }

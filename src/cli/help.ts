@@ -1,6 +1,7 @@
 /** The CLI's --help texts (README, "The CLI"). */
 import { CHAPTERS } from '../../core/report/chapters.js';
 import { BUGS } from '../../core/util/bugs.js';
+import { modesHelp } from '../../core/study/modes.js';
 
 export const HELP: Record<string, string> = {
   main: `tierscope: an executable model of Kafka tiered-storage replication (KIP-405, KIP-1023, KIP-1176)
@@ -127,9 +128,7 @@ violated in some design.`,
   compare: `Usage: npm run sim -- compare FILE [--modes classic,kip1023,wal] [--seed N] [--max-steps N] [--json]
 
 Runs the scenario's workload once per mode, in memory, with the same seed and timeline:
-  classic   KIP-405 only (follower.fetch.last.tiered.offset.enable and wal.enable off)
-  kip1023   follower.fetch.last.tiered.offset.enable on, wal.enable off
-  wal       KIP-1176: wal.enable on for every topic (a model name)
+${modesHelp()}
 and prints one table: time for a new follower to catch up, bytes fetched from the leader,
 cross-zone bytes, object-store requests and bytes, produce latency p50/p99 by acks,
 remote reads after a failover, and the cost of the run and of a month at the same rates

@@ -8,22 +8,17 @@ import type { ResolvedSide, SidePoint } from '../../core/study/compare-timeline.
 import { NO_STEADY_STATE } from '../../core/study/steady-cost.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { formatBytes, formatCount, formatMs, formatUsd } from '../../core/util/format.js';
+import { DESIGN_MODES, MODES, MODE_SWITCHES, modeSwitches } from '../../core/study/modes.js';
 
-export const MODE_LABEL: Record<Mode, string> = {
-  classic: 'classic KIP-405',
-  kip1023: 'KIP-1023',
-  wal: 'KIP-1176 WAL',
-};
+/** The names and switches of the designs, from their one table (core/study/modes.ts). */
+const byMode = <T>(f: (m: Mode) => T): Record<Mode, T> => Object.fromEntries(MODES.map((m) => [m, f(m)])) as Record<Mode, T>;
+export const MODE_LABEL: Record<Mode, string> = byMode((m) => DESIGN_MODES[m].label);
 
 /** The short name on a chart line. */
-export const MODE_SHORT: Record<Mode, string> = { classic: 'classic', kip1023: 'KIP-1023', wal: 'WAL' };
+export const MODE_SHORT: Record<Mode, string> = byMode((m) => DESIGN_MODES[m].short);
 
 /** What each design switches (core/study/compare.ts scenarioForMode). */
-export const MODE_DETAIL: Record<Mode, string> = {
-  classic: 'follower.fetch.last.tiered.offset.enable off, wal.enable off',
-  kip1023: 'follower.fetch.last.tiered.offset.enable on, wal.enable off',
-  wal: 'wal.enable on for every topic (KIP-1023 as the scenario sets it)',
-};
+export const MODE_DETAIL: Record<Mode, string> = byMode((m) => modeSwitches(m));
 
 const MINUS = '\u2212';
 
@@ -157,14 +152,14 @@ export function headline(a: CompareRow, b: CompareRow): string {
  * timeline event turns them), so the walkthrough of the file shows the same steps.
  */
 export function runsAsWritten(s: Scenario, mode: Mode): boolean {
-  const switches = ['follower.fetch.last.tiered.offset.enable', 'wal.enable'];
+  const switches: readonly string[] = MODE_SWITCHES;
   if (s.timeline.some((e) => e.action.kind === 'setConfig' && Object.keys(e.action.values).some((k) => switches.includes(k)))) return false;
+  const m = DESIGN_MODES[mode];
   const walAll = s.topics.every((t) => (t.config as Record<string, unknown>)['wal.enable'] === true);
   const walNone = s.topics.every((t) => (t.config as Record<string, unknown>)['wal.enable'] !== true);
   const flag = (s.config as Record<string, unknown>)['follower.fetch.last.tiered.offset.enable'] === true;
-  if (mode === 'wal') return walAll;
-  if (mode === 'kip1023') return walNone && flag;
-  return walNone && !flag;
+  if (!(m.wal ? walAll : walNone)) return false;
+  return m.kip1023 === null || flag === m.kip1023;
 }
 
 const KIND_NAME: Record<string, string> = { replication: 'replication', produce: 'produce', consume: 'consume', walMetadata: 'WAL metadata' };
