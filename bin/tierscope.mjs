@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const loader = import.meta.resolve('tsx');
-const child = spawn(process.execPath, ['--import', loader, cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+// The CLI watches this process and ends if it dies (src/cli/orphan.ts); the pid is passed on
+// so that a kill -9 while the CLI is still starting is seen too.
+const child = spawn(process.execPath, ['--import', loader, cli, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TIERSCOPE_LAUNCHER_PID: String(process.pid) } });
 const forward = (sig) => child.kill(sig);
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, forward);
 child.on('error', (e) => {

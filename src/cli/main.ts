@@ -13,6 +13,7 @@ import { encodeUrlState, type UrlState } from '../../web/lib/url.js';
 import { CHAPTERS, findChapter, type Chapter } from '../../core/report/chapters.js';
 import { type ReportFormat, buildReport, renderReport } from '../../core/report/report.js';
 import { hideNodeVersionWarning } from '../node-warnings.js';
+import { watchLaunchers } from './orphan.js';
 import { EXIT } from './exit.js';
 import { HELP } from './help.js';
 import { type Flags, type Io, UsageError, parseFlags } from './flags.js';
@@ -239,6 +240,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
 const isEntry = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isEntry) {
   hideNodeVersionWarning();
+  // Ends with whoever started it (npm, tsx, the bin wrapper), kill -9 included (orphan.ts).
+  if (process.env.TIERSCOPE_NO_ORPHAN_WATCH !== '1') watchLaunchers();
   // Everything printed goes through terminalSafe (terminal.ts): no escape sequence from a
   // scenario reaches the terminal, and JSON keeps its value. Files (--out) are written as is.
   // Lines go out as they come (a long run's narration is not held in memory); a reader that
