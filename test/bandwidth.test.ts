@@ -184,8 +184,12 @@ describe('the JSON and the checkpoint', () => {
     expect(c.trace.length).toBe(a.trace.length);
   });
 
-  it('a leader that crashes mid-transfer cuts it: the follower sees a network error, the interface is free', () => {
-    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace('until: 60000', 'timeline:\n  - at: 5\n    crash: { broker: 0 }\nuntil: 20000');
+  /**
+   * One follower catching up at 125 MB/s with `timeline` (its events at t = 5 and later): the
+   * leader's 1 MiB answer is on the wire at t = 4 and cut by t = 6; run to the end.
+   */
+  function cutMidTransfer(timeline: string): Kernel {
+    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace('until: 60000', `timeline:\n${timeline}until: 20000`);
     const r = parseScenarioText(text, 'x.yaml');
     if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
     const k = new Kernel(r.scenario);
@@ -194,6 +198,11 @@ describe('the JSON and the checkpoint', () => {
     k.runUntil(6);
     expect(k.state.net.transfers.length).toBe(0);
     k.runToEnd();
+    return k;
+  }
+
+  it('a leader that crashes mid-transfer cuts it: the follower sees a network error, the interface is free', () => {
+    const k = cutMidTransfer('  - at: 5\n    crash: { broker: 0 }\n');
     const first = k.trace.find((e) => e.type === 'response' && e.api === 'Fetch' && e.target === 1)!;
     expect(first).toMatchObject({ error: 'NETWORK_EXCEPTION', rule: 'brokerUnreachable', atMs: 6 });
     expect(k.trace.some((e) => e.type === 'response' && e.api === 'Fetch' && ((e as { bytes?: number }).bytes ?? 0) > 0)).toBe(false);
@@ -203,18 +212,7 @@ describe('the JSON and the checkpoint', () => {
     // The leader's 1 MiB answer to broker 1 takes 8.4 ms at 125 MB/s; broker 1 is isolated at
     // t = 5 while it is on the wire. An isolated broker is alive: unlike a crashed one, it must
     // be told its answer is lost, or it waits for it forever.
-    const text = scenarioText({ bps: 125_000_000, kip1023: false, followers: 1, tiers: ['local', 'local'] }).replace(
-      'until: 60000',
-      'timeline:\n  - at: 5\n    isolate: { broker: 1 }\n  - at: 200\n    heal: { broker: 1 }\nuntil: 20000',
-    );
-    const r = parseScenarioText(text, 'x.yaml');
-    if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
-    const k = new Kernel(r.scenario);
-    k.runUntil(4);
-    expect(k.state.net.transfers.length).toBe(1);
-    k.runUntil(6);
-    expect(k.state.net.transfers.length).toBe(0);
-    k.runToEnd();
+    const k = cutMidTransfer('  - at: 5\n    isolate: { broker: 1 }\n  - at: 200\n    heal: { broker: 1 }\n');
     const first = k.trace.find((e) => e.type === 'response' && e.api === 'Fetch' && e.target === 1)!;
     expect(first).toMatchObject({ error: 'NETWORK_EXCEPTION', rule: 'networkPartition' });
     const json = buildRunJson(k);

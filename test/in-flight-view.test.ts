@@ -19,6 +19,7 @@ import { bytesLeftAt, formatRateShort } from '../core/sim/bandwidth.js';
 import { Kernel } from '../core/sim/kernel.js';
 import type { KernelEventOf } from '../core/sim/state.js';
 import { FLOW_GAUGE, flowRow, LANES, lanePlan, laneFlows, lanesDescription, lanesLayout, textWidth } from '../web/lib/layout.js';
+import { catchUpScenario } from './support/catch-up.js';
 import { ROOT } from './support/run.js';
 
 const MiB = 1024 * 1024;
@@ -28,29 +29,7 @@ const PER_MS = LINK / 1000;
 
 /** A partition of 48 MiB (16 MiB remote only, 16 MiB both, 16 MiB local) and `followers` empty followers, at 1 Gbit/s. */
 function catchUp(followers: number, until = 5000): Kernel {
-  const replicas = Array.from({ length: followers + 1 }, (_, i) => i).join(', ');
-  const text = `name: in flight
-description: followers catching up at 1 Gbit/s
-brokers: ${followers + 1}
-model:
-  brokerNetworkBytesPerSec: ${LINK}
-  recordBytes: 1024
-topics:
-  - name: orders
-    partitions: 1
-    replicas: [[${replicas}]]
-    config:
-      remote.storage.enable: true
-      segment.bytes: ${16 * MiB}
-      remote.log.copy.disable: true
-    initial:
-      - partition: 0
-        segments:
-          - { baseOffset: 0, endOffset: 16383, tier: remote }
-          - { baseOffset: 16384, endOffset: 32767, tier: both }
-          - { baseOffset: 32768, endOffset: 49151, tier: local }
-until: ${until}
-`;
+  const text = catchUpScenario({ name: 'in flight', description: 'followers catching up at 1 Gbit/s', followers, bytesPerSec: LINK, until });
   const r = parseScenarioText(text, 'in-flight.yaml');
   if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
   return new Kernel(r.scenario);

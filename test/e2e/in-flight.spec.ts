@@ -10,34 +10,10 @@
  * go to test-results/screenshots/in-flight-<name>.png.
  */
 import { type Locator, type Page } from '@playwright/test';
+import { catchUpScenario } from '../support/catch-up.js';
 import { expect, test } from './fixtures.js';
 
-const MiB = 1024 * 1024;
-const SCENARIO = `name: catch-up at 1 Gbit/s
-description: two empty followers catch up over 1 Gbit/s links
-brokers: 3
-zones: [a, a, b]
-config:
-  follower.fetch.last.tiered.offset.enable: false
-model:
-  brokerNetworkBytesPerSec: 125000000
-  recordBytes: 1024
-topics:
-  - name: orders
-    partitions: 1
-    replicas: [[0, 1, 2]]
-    config:
-      remote.storage.enable: true
-      segment.bytes: ${16 * MiB}
-      remote.log.copy.disable: true
-    initial:
-      - partition: 0
-        segments:
-          - { baseOffset: 0, endOffset: 16383, tier: remote }
-          - { baseOffset: 16384, endOffset: 32767, tier: both }
-          - { baseOffset: 32768, endOffset: 49151, tier: local }
-until: 2000
-`;
+const SCENARIO = catchUpScenario({ name: 'catch-up at 1 Gbit/s', description: 'two empty followers catch up over 1 Gbit/s links', followers: 2, zones: ['a', 'a', 'b'], kip1023: false, bytesPerSec: 125_000_000, until: 2000 });
 const src = Buffer.from(SCENARIO, 'utf8').toString('base64url');
 
 const lanes = (page: Page) => page.getByTestId('offset-lanes');
