@@ -5,12 +5,8 @@
 import { BYTES_PER_GB, MS_PER_MONTH, type Prices } from '../domain/prices.js';
 import type { StoreName } from '../ports/object-store.js';
 import { type CrossZoneBytes, type StoreCounters, type Usage, gbMonths } from '../sim/costs.js';
+import { usdRound } from './steady-flows.js';
 
-/** A millionth of a dollar, as the run's costs are rounded (and no -0). */
-function usdRound(x: number): number {
-  const r = Math.round(x * 1e6) / 1e6;
-  return r === 0 ? 0 : r;
-}
 
 /**
  * The same lines measured in a run: its counters (core/sim/costs.ts) over `endMs` of
