@@ -26,7 +26,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { type Mode, scenarioForMode } from '../core/study/compare.js';
 
 export interface HistorySpec {

@@ -11,8 +11,8 @@
  * serializes it (a run that writes the trace to disk pays for that on top).
  */
 import { getHeapStatistics } from 'node:v8';
-import { Kernel } from '../core/sim/kernel.js';
-import type { TraceEntry } from '../core/sim/trace.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import type { TraceEntry } from '../core/sim/state/trace.js';
 import { type WorkloadOptions, workload } from './workloads.js';
 
 export interface RunSpec {

@@ -47,7 +47,7 @@ import { cpus, loadavg } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import type { RunFigures, RunSpec } from './kernel-run.js';
 import { measurePage } from './page.js';
 import type { S3UploadFigures } from './s3-upload.js';

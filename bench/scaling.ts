@@ -14,7 +14,7 @@
  *   node --expose-gc --import tsx bench/scaling.ts '{"workload": {"durationMs": 600000}, "rounds": 3}'
  */
 import { getHeapStatistics } from 'node:v8';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { type WorkloadOptions, workload } from './workloads.js';
 
 export interface ScalingSpec {

@@ -30,8 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { layoutSegments, segmentYaml } from '../core/scenario/generate.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
-import { Kernel } from '../core/sim/kernel.js';
-import type { TraceEntry } from '../core/sim/trace.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import type { TraceEntry } from '../core/sim/state/trace.js';
 import { scenarioForMode } from '../core/study/compare.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../..');

@@ -20,8 +20,8 @@
  *   node --import tsx bench/xstate-overhead.ts '{"workload": {...}, "pairs": 9}'
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import { Kernel } from '../core/sim/kernel.js';
-import { type MachineStep, fastStep, xstateStep } from '../core/sim/machines.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { type MachineStep, fastStep, xstateStep } from '../core/sim/runtime/machines.js';
 import type { Scenario } from '../core/scenario/types.js';
 import { type WorkloadOptions, workload } from './workloads.js';
 

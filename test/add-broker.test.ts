@@ -15,10 +15,10 @@ import { actionContext, contextAfter, readTimelineAction } from '../core/scenari
 import type { Scenario, TimelineAction } from '../core/scenario/types.js';
 import { Session } from '../core/session/session.js';
 import { buildView } from '../core/session/view.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
-import type { Checkpoint } from '../core/sim/state.js';
-import type { TraceEntry } from '../core/sim/trace.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
+import type { Checkpoint } from '../core/sim/state/state.js';
+import type { TraceEntry } from '../core/sim/state/trace.js';
 import { addActions, addNote, addReplicaChoices, pickChoice } from '../web/lib/add-replica.js';
 import { type Loose, ROOT, loadBundled } from './support/run.js';
 

@@ -12,9 +12,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import { shareOut } from '../core/sim/bandwidth.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { shareOut } from '../core/sim/world/bandwidth.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 
 const MiB = 1024 * 1024;
 const RECORD = 1024;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { CHAPTERS, entryMatches, findChapter, resolveChapter } from '../core/report/chapters.js';
-import type { TraceEntry } from '../core/sim/trace.js';
+import type { TraceEntry } from '../core/sim/state/trace.js';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
 import { loadBundled } from './support/run.js';
 

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { MODES, type Mode, StepBudgetExceeded, compare, scenarioForMode } from '../core/study/compare.js';
 import { ROOT, loadBundled } from './support/run.js';
 

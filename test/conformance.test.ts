@@ -9,8 +9,8 @@ import { describe, expect, test } from 'vitest';
 import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
 import { checkExpectations, runCase } from '../core/check/conformance.js';
 import { knownFinding } from '../core/check/findings.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import { loadConformance } from '../src/conformance.js';
 import { ROOT, loadBundled } from './support/run.js';
 

@@ -8,10 +8,10 @@ import { describe, expect, test } from 'vitest';
 import { BYTES_PER_GB, MS_PER_MONTH, resolvePrices } from '../core/domain/prices.js';
 import { localBytes } from '../core/domain/partition-log.js';
 import { validateScenario } from '../core/scenario/parse.js';
-import { costUsd, countStoreRequest, gbMonths, newCrossZoneBytes, newStoreCounters, newUsage, roundUsd } from '../core/sim/costs.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { costUsd, countStoreRequest, gbMonths, newCrossZoneBytes, newStoreCounters, newUsage, roundUsd } from '../core/sim/state/costs.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { MemoryObjectStore, type ObjectStoreRequest, type ObjectStoreResult } from '../core/ports/object-store.js';
-import { buildRunJson, type RunJson } from '../core/sim/output.js';
+import { buildRunJson, type RunJson } from '../core/sim/loop/output.js';
 import { type Loose, ROOT, loadBundled } from './support/run.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

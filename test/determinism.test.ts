@@ -5,8 +5,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import { ROOT, loadBundled } from './support/run.js';
 
 const bundled = readdirSync(join(ROOT, 'scenarios'))

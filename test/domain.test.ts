@@ -51,8 +51,8 @@ import {
   objectKeysFor,
   segmentLeaderEpochs,
 } from '../core/domain/remote-metadata.js';
-import { newQueue, peek, pop, push } from '../core/sim/event-queue.js';
-import { nextInt, nextUint32, seedPrng } from '../core/sim/prng.js';
+import { newQueue, peek, pop, push } from '../core/sim/state/event-queue.js';
+import { nextInt, nextUint32, seedPrng } from '../core/sim/state/prng.js';
 
 // ---------------------------------------------------------------------------------------
 // Fixtures

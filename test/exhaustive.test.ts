@@ -11,8 +11,8 @@ import { exhaustive, followersInIsr, pathScenario, replays, settleScenario } fro
 import { canonicalForm, stateKey } from '../core/check/state-key.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
-import type { Chooser } from '../core/sim/choices.js';
-import { Kernel } from '../core/sim/kernel.js';
+import type { Chooser } from '../core/sim/loop/choices.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { BUGS, BUG_SCENARIOS, type BugName, withBugs } from '../core/util/bugs.js';
 import { decodeUrlState } from '../web/lib/url.js';
 import { ROOT, cliIn, loadBundled } from './support/run.js';

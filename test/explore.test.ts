@@ -10,7 +10,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { FAULT_KINDS, faultSchedule, withFaults } from '../core/check/faults.js';
 import { withBugs } from '../core/util/bugs.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { explore } from '../src/explore.js';
 import { decodeUrlState } from '../web/lib/url.js';
 import { ROOT, cliIn, loadBundled } from './support/run.js';

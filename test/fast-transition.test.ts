@@ -7,9 +7,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { assign, createMachine, raise } from 'xstate';
-import { fallbacks, fastTransition } from '../core/sim/fast-transition.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { pureInitialTransition } from '../core/sim/pure-transition.js';
+import { fallbacks, fastTransition } from '../core/sim/runtime/fast-transition.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { pureInitialTransition } from '../core/sim/runtime/pure-transition.js';
 import { ROOT, loadBundled } from './support/run.js';
 
 const bundled = readdirSync(join(ROOT, 'scenarios'))

@@ -15,7 +15,7 @@ import { stringify } from 'yaml';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { ROOT, loadBundled } from './support/run.js';
 
 type Raw = Record<string, unknown>;

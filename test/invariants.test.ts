@@ -2,9 +2,9 @@
  * Each invariant can fail: corrupt one fact of a healthy run and the check names it.
  */
 import { describe, expect, test } from 'vitest';
-import { checkFollowerAppend, checkInvariants, INVARIANTS } from '../core/sim/invariants.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { partitionKey } from '../core/sim/state.js';
+import { checkFollowerAppend, checkInvariants, INVARIANTS } from '../core/sim/checks/invariants.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { partitionKey } from '../core/sim/state/state.js';
 import { loadBundled } from './support/run.js';
 
 function settled(name = 'kip1023-bootstrap'): Kernel {

@@ -14,10 +14,10 @@ import type { JitterDistribution } from '../core/domain/jitter.js';
 import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
 import type { InputProblem, ParseResult, Scenario } from '../core/scenario/types.js';
-import { drawJitterMs } from '../core/sim/jitter.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
-import { nextUint32, seedPrng } from '../core/sim/prng.js';
+import { drawJitterMs } from '../core/sim/world/jitter.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
+import { nextUint32, seedPrng } from '../core/sim/state/prng.js';
 import { type Loose, ROOT, loadBundled } from './support/run.js';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'jittered-fetch.yaml');

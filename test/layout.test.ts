@@ -14,9 +14,9 @@ import { remoteLogManagerMachine } from '../core/machines/remote-log-manager.js'
 import type { RecordedAction } from '../core/session/session.js';
 import { Session } from '../core/session/session.js';
 import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, type ReplicaView } from '../core/session/view.js';
-import { type MachineName, stateName } from '../core/sim/machines.js';
-import { replicaJson } from '../core/sim/output.js';
-import type { TraceEntry } from '../core/sim/trace.js';
+import { type MachineName, stateName } from '../core/sim/runtime/machines.js';
+import { replicaJson } from '../core/sim/loop/output.js';
+import type { TraceEntry } from '../core/sim/state/trace.js';
 import { type Arrow, arrowFor, assignIntervalRows, COMPACT_BELOW, fitText, LABEL_GAP, lanePlan, lanesDescription, SEQ, sequenceDescription, sequenceLayout, LANES, laneBarY, MARKERS, markerLabelY, offsetTicks, replicaMarkers, rowsUsed, sequenceColumns, share, stableUpperBound, textWidth, xScale } from '../web/lib/layout.js';
 import { contrastRatio, LANE_BACKGROUND, LANE_TEXT_COLOURS, LANE_TEXT_SHADES } from '../web/lib/contrast.js';
 import { stateTree } from '../web/lib/machines.js';

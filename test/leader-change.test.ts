@@ -4,8 +4,8 @@
  */
 import { expect, test } from 'vitest';
 import { validateScenario } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import type { Loose } from './support/run.js';
 
 test('two clean elections in a row: the follower truncates once and catches up', () => {

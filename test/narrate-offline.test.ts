@@ -7,7 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { Narrator } from '../core/narrate/narrate.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 
 function narrate(text: string): string[] {
   const r = parseScenarioText(text, 'offline.yaml');

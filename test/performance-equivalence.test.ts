@@ -9,10 +9,10 @@ import { describe, expect, test } from 'vitest';
 import { BUGS, type BugName, withBugs } from '../core/util/bugs.js';
 import { FAULT_KINDS, withFaults } from '../core/check/faults.js';
 import type { Scenario } from '../core/scenario/types.js';
-import { Kernel, type KernelOptions } from '../core/sim/kernel.js';
-import { MACHINES, type MachineStep, xstateStep } from '../core/sim/machines.js';
-import { fastTransition } from '../core/sim/fast-transition.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel, type KernelOptions } from '../core/sim/loop/kernel.js';
+import { MACHINES, type MachineStep, xstateStep } from '../core/sim/runtime/machines.js';
+import { fastTransition } from '../core/sim/runtime/fast-transition.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import { loadConformance } from '../src/conformance.js';
 import { ROOT, loadBundled } from './support/run.js';
 

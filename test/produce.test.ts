@@ -3,8 +3,8 @@
  */
 import { expect, test } from 'vitest';
 import { validateScenario } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import type { Loose } from './support/run.js';
 
 function run(raw: unknown) {

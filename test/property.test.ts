@@ -17,7 +17,7 @@ import { describe, expect, test } from 'vitest';
 import { type BugName, withBugs } from '../core/util/bugs.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
 import type { Scenario, TimelineAction, TimelineEvent } from '../core/scenario/types.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 
 type Command = { afterMs: number; action: TimelineAction };
 

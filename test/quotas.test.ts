@@ -9,8 +9,8 @@ import { describe, expect, test } from 'vitest';
 import { validateThrottledReplicas } from '../core/domain/config.js';
 import { isQuotaExceeded, measure, newRateStat, ratePerSecond, recordBytes, throttleTimeMs } from '../core/domain/rate.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { isThrottledReplica } from '../core/sim/quotas.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { isThrottledReplica } from '../core/sim/world/quotas.js';
 import type { Loose } from './support/run.js';
 
 describe('the sampled rate (SampledStat, SimpleRate)', () => {

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
-import type { ObjectStoreEntry } from '../core/sim/trace.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import type { ObjectStoreEntry } from '../core/sim/state/trace.js';
 import { ROOT, type Loose } from './support/run.js';
 
 const ELECT = ['  - at: 2000', '    electLeader: { topic: orders, partition: 0, broker: 1 }'];

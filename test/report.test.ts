@@ -18,7 +18,7 @@ import { mdCell, mdInline } from '../core/report/markdown.js';
 import { mermaidText, shortKey, toMermaid } from '../core/report/mermaid.js';
 import { buildReport, renderReport } from '../core/report/report.js';
 import { parseScenarioText } from '../core/scenario/parse.js';
-import type { TraceEntry } from '../core/sim/trace.js';
+import type { TraceEntry } from '../core/sim/state/trace.js';
 import { main } from '../src/cli/main.js';
 import { loadBundled } from './support/run.js';
 

@@ -20,8 +20,8 @@ import {
 } from '../core/domain/retention.js';
 import { validateScenario } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { type RunJson, buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { type RunJson, buildRunJson } from '../core/sim/loop/output.js';
 import { type Loose, replicaOf, runBundled } from './support/run.js';
 
 // ---------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ import { checkpointUpTo, parseCheckpoint } from '../core/domain/leader-epoch-cac
 import { decodeProducerSnapshot } from '../core/format/producer-snapshot.js';
 import { decodeBatches } from '../core/format/record-batch.js';
 import { MemoryObjectStore } from '../core/ports/object-store.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
-import type { ObjectStoreEntry } from '../core/sim/trace.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
+import type { ObjectStoreEntry } from '../core/sim/state/trace.js';
 import { parseOffsetIndex } from '../src/stores/kafka-objects.js';
 import { S3ObjectStore } from '../src/stores/s3-store.js';
 import { type Loose, ROOT, loadBundled } from './support/run.js';

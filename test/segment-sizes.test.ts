@@ -16,8 +16,8 @@ import { buildReport, renderReport } from '../core/report/report.js';
 import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
 import { scaledSizes, scaledSizesReason } from '../core/scenario/scaled.js';
 import type { InputProblem, ParseResult, Scenario } from '../core/scenario/types.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import { compare, formatCompare } from '../core/study/compare.js';
 import { ROOT } from './support/run.js';
 

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { Session, VisibleStepCounter } from '../core/session/session.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { buildView } from '../core/session/view.js';
 import { loadBundled } from './support/run.js';
 

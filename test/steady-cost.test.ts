@@ -13,7 +13,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { MODES, compare, runWarnings, scenarioForMode } from '../core/study/compare.js';
 import { type SteadyMode, measuredMonthByLine, replayCombiner, steadyState } from '../core/study/steady-cost.js';
 import { loadBundled } from './support/run.js';

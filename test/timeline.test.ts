@@ -3,8 +3,8 @@
  */
 import { describe, expect, test } from 'vitest';
 import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import { narrate } from '../core/narrate/narrate.js';
 import { collapse, requestsFrom } from './support/run.js';
 

@@ -14,8 +14,8 @@ import { type EpochEntry, epochForOffset } from '../core/domain/leader-epoch-cac
 import { batchIndexEntry, batchIndexLength, batchIndexOf, firstBatchIndexEntryAt, formatOffsetIndex } from '../core/domain/remote-metadata.js';
 import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
-import { Kernel } from '../core/sim/kernel.js';
-import { initialRuns } from '../core/sim/setup.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
+import { initialRuns } from '../core/sim/loop/setup.js';
 import { scenarioForMode } from '../core/study/compare.js';
 import { SIZES, runMode, whatIfScenario, whatIfYaml } from '../bench/whatif-1tib.js';
 import { ROOT } from './support/run.js';

@@ -12,9 +12,9 @@ import { layoutSegments, producePlan, rackAwareReplicas, zoneNames } from '../co
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { Scenario, TimelineAction } from '../core/scenario/types.js';
 import { WHATIF_DEFAULTS, type WhatIfInput, buildWhatIf, estimateCatchUpMs } from '../core/scenario/whatif.js';
-import { Kernel } from '../core/sim/kernel.js';
+import { Kernel } from '../core/sim/loop/kernel.js';
 import { compare } from '../core/study/compare.js';
-import { buildRunJson } from '../core/sim/output.js';
+import { buildRunJson } from '../core/sim/loop/output.js';
 import { workloadDocument } from '../bench/workloads.js';
 import { whatIfScenario } from '../bench/whatif-1tib.js';
 import { main } from '../src/cli/main.js';

@@ -19,8 +19,8 @@
  * Checking returns one message per unmet expectation, so a failing case says what broke.
  */
 import type { Scenario } from '../scenario/types.js';
-import { Kernel } from '../sim/kernel.js';
-import { buildRunJson, type RunJson } from '../sim/output.js';
+import { Kernel } from '../sim/loop/kernel.js';
+import { buildRunJson, type RunJson } from '../sim/loop/output.js';
 
 type Loose = Record<string, unknown>;
 

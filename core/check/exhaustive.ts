@@ -29,10 +29,10 @@
 import { parseScenarioText } from '../scenario/parse.js';
 import { toScenarioFile } from '../scenario/serialize.js';
 import type { Scenario, TimelineAction, TimelineEvent, PinnedChoice } from '../scenario/types.js';
-import type { ChoiceKind, Chooser } from '../sim/choices.js';
-import { peek } from '../sim/event-queue.js';
-import { Kernel } from '../sim/kernel.js';
-import type { Checkpoint, KernelState } from '../sim/state.js';
+import type { ChoiceKind, Chooser } from '../sim/loop/choices.js';
+import { peek } from '../sim/state/event-queue.js';
+import { Kernel } from '../sim/loop/kernel.js';
+import type { Checkpoint, KernelState } from '../sim/state/state.js';
 import { knownFinding } from './findings.js';
 import { stateKey } from './state-key.js';
 

@@ -11,8 +11,8 @@
  * transitions taken.
  */
 import { type AnyMachineSnapshot, type AnyStateMachine, initialTransition } from 'xstate';
-import { fastTransition } from '../sim/fast-transition.js';
-import { pureTransition } from '../sim/pure-transition.js';
+import { fastTransition } from '../sim/runtime/fast-transition.js';
+import { pureTransition } from '../sim/runtime/pure-transition.js';
 import { MachineCoverage, leafPath } from './coverage.js';
 import type { ReplicaFacts } from '../machines/follower-fetcher.js';
 import type { WalChunkRef } from '../machines/wal-replica.js';

@@ -4,7 +4,7 @@
  * ones. Pure and synchronous, so worker threads (src/explore.ts) run it as is.
  */
 import type { Scenario } from '../scenario/types.js';
-import { Kernel } from '../sim/kernel.js';
+import { Kernel } from '../sim/loop/kernel.js';
 import { type FaultKind, withFaults } from './faults.js';
 import { knownFinding } from './findings.js';
 

@@ -4,7 +4,7 @@
  * scenario's timeline as ordinary events, so the failing run is an ordinary scenario file:
  * it replays with `run`, and opens in the walkthrough.
  */
-import { type PrngState, nextInt, seedPrng } from '../sim/prng.js';
+import { type PrngState, nextInt, seedPrng } from '../sim/state/prng.js';
 import type { Scenario, TimelineAction, TimelineEvent } from '../scenario/types.js';
 
 export const FAULT_KINDS = ['crash', 'partition', 'store', 'slow', 'config'] as const;

@@ -3,8 +3,8 @@
  * own invariants. They are real behaviour worth showing in a design review, not model bugs,
  * so the swarm reports them apart from new violations. Each names its evidence in the trace.
  */
-import type { TraceEntry } from '../sim/trace.js';
-import type { Violation } from '../sim/invariants.js';
+import type { TraceEntry } from '../sim/state/trace.js';
+import type { Violation } from '../sim/checks/invariants.js';
 
 export interface KnownFinding {
   id: string;

@@ -7,8 +7,8 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import type { Scenario } from '../scenario/types.js';
-import { Kernel } from '../sim/kernel.js';
-import { MACHINES, type MachineName } from '../sim/machines.js';
+import { Kernel } from '../sim/loop/kernel.js';
+import { MACHINES, type MachineName } from '../sim/runtime/machines.js';
 import { type CoverageReport, MachineCoverage } from './coverage.js';
 import { type ExploreResult, exploreMachine, machineSpecs } from './explore-machines.js';
 

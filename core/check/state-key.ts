@@ -22,9 +22,9 @@
  * states the chance that two different states share a key is about 3 in 100,000.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import { isTimelineEvent } from '../sim/choices.js';
-import type { Queued } from '../sim/event-queue.js';
-import type { Checkpoint, KernelEvent, KernelState } from '../sim/state.js';
+import { isTimelineEvent } from '../sim/loop/choices.js';
+import type { Queued } from '../sim/state/event-queue.js';
+import type { Checkpoint, KernelEvent, KernelState } from '../sim/state/state.js';
 
 export function canonicalForm(cp: Checkpoint): string {
   const s = cp.state;

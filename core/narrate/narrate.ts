@@ -4,8 +4,8 @@
  */
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Rule } from '../domain/rules.js';
-import type { Endpoint, RequestEntry, TraceEntry } from '../sim/trace.js';
-import { formatRate } from '../sim/bandwidth.js';
+import type { Endpoint, RequestEntry, TraceEntry } from '../sim/state/trace.js';
+import { formatRate } from '../sim/world/bandwidth.js';
 import { formatBytes } from '../util/format.js';
 
 /**

@@ -11,7 +11,7 @@
 import { narrate } from '../narrate/narrate.js';
 import type { Scenario } from '../scenario/types.js';
 import { Session } from '../session/session.js';
-import type { TraceEntry } from '../sim/trace.js';
+import type { TraceEntry } from '../sim/state/trace.js';
 
 /** What a stop waits for: every field given must match one trace entry of the step. */
 export interface StopMatch {

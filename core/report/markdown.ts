@@ -11,7 +11,7 @@
  */
 import { BROKER_CONFIGS, INTERNAL_TOPIC_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS, UNLIMITED_BYTES_PER_SECOND } from '../domain/config.js';
 import { describeJitter } from '../domain/jitter.js';
-import { INVARIANTS } from '../sim/invariants.js';
+import { INVARIANTS } from '../sim/checks/invariants.js';
 import { FIGURE_BYTES, FIGURE_ROWS, type Mode } from '../study/compare.js';
 import { DESIGN_MODES, MODES, modeSwitches } from '../study/modes.js';
 import { formatBytes, formatMs } from '../util/format.js';
@@ -19,7 +19,7 @@ import type { InitialPartitionState, Scenario, TimelineAction } from '../scenari
 import { CHAPTERS } from './chapters.js';
 import type { Report } from './types.js';
 import { code, mdHeading, mdInline, mdParagraph, safeUrl } from './md-inline.js';
-import { wholeMs } from '../sim/trace.js';
+import { wholeMs } from '../sim/state/trace.js';
 
 // ---------------------------------------------------------------------------------
 // Markdown text (md-inline.ts: escaping, code spans, identifiers as code)

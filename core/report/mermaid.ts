@@ -12,7 +12,7 @@
  */
 import { LIST_OFFSETS_NAMES } from '../domain/protocol.js';
 import { Narrator, RULES } from '../narrate/narrate.js';
-import type { ObjectStoreEntry, RequestEntry, ResponseEntry, TraceEntry } from '../sim/trace.js';
+import type { ObjectStoreEntry, RequestEntry, ResponseEntry, TraceEntry } from '../sim/state/trace.js';
 
 /** A participant of the diagram: `P`, `C`, `B0`.., `MD`, `FS`, `TS`. */
 export interface Participant {

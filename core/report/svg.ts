@@ -15,7 +15,7 @@
 import { offsetExtent, type PartitionView, type ReplicaView } from '../session/view.js';
 import { participantsOf, sequenceEvent, type SeqEvent } from './mermaid.js';
 import { type Report, runBrokers } from './types.js';
-import { wholeMs } from '../sim/trace.js';
+import { wholeMs } from '../sim/state/trace.js';
 
 const W = 960;
 const PAD = 20;

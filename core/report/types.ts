@@ -5,7 +5,7 @@
 import type { Scenario } from '../scenario/types.js';
 import type { RecordedAction } from '../session/session.js';
 import type { RunView } from '../session/view.js';
-import type { RunJson } from '../sim/output.js';
+import type { RunJson } from '../sim/loop/output.js';
 import type { CompareResult, CompareRow } from '../study/compare.js';
 import type { ResolvedChapter } from './chapters.js';
 

@@ -10,9 +10,9 @@
  */
 import { narrate } from '../narrate/narrate.js';
 import type { Scenario, TimelineAction } from '../scenario/types.js';
-import { type Delivery, Kernel } from '../sim/kernel.js';
-import type { Checkpoint } from '../sim/state.js';
-import type { TraceEntry } from '../sim/trace.js';
+import { type Delivery, Kernel } from '../sim/loop/kernel.js';
+import type { Checkpoint } from '../sim/state/state.js';
+import type { TraceEntry } from '../sim/state/trace.js';
 import { firstNotBefore } from '../util/bisect.js';
 
 export interface RecordedAction {

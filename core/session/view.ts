@@ -13,13 +13,13 @@ import type { RemoteSegmentState } from '../domain/remote-metadata.js';
 import { WAL_METADATA_TOPIC, type WalObjectState } from '../domain/wal.js';
 import type { FollowerFetcherContext } from '../machines/follower-fetcher-context.js';
 import type { StoreName } from '../ports/object-store.js';
-import { bytesLeftAt, interfaceLoad } from '../sim/bandwidth.js';
-import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/costs.js';
-import type { Kernel } from '../sim/kernel.js';
-import type { MachineName } from '../sim/machines.js';
-import { BROKER_KEY, type KernelEventOf } from '../sim/state.js';
-import { getBytesMs } from '../sim/store.js';
-import { latencySummary, replicaJson, type ReplicaJson } from '../sim/output.js';
+import { bytesLeftAt, interfaceLoad } from '../sim/world/bandwidth.js';
+import { type CostUsd, type CrossZoneBytes, costUsd } from '../sim/state/costs.js';
+import type { Kernel } from '../sim/loop/kernel.js';
+import type { MachineName } from '../sim/runtime/machines.js';
+import { BROKER_KEY, type KernelEventOf } from '../sim/state/state.js';
+import { getBytesMs } from '../sim/world/store.js';
+import { latencySummary, replicaJson, type ReplicaJson } from '../sim/loop/output.js';
 
 export type SegmentTier = 'local' | 'both';
 

@@ -19,9 +19,9 @@ import { Session } from '../session/session.js';
 import type { Scenario } from '../scenario/types.js';
 import { type CompareRow, type Mode, monthAtRate, rowOf, scenarioForMode, TraceFigures } from './compare.js';
 import type { StoreName } from '../ports/object-store.js';
-import { type CrossZoneBytes, costUsd, type StoreCounters } from '../sim/costs.js';
-import { buildRunJson, latencySummary, type PartitionJson } from '../sim/output.js';
-import type { TraceEntry } from '../sim/trace.js';
+import { type CrossZoneBytes, costUsd, type StoreCounters } from '../sim/state/costs.js';
+import { buildRunJson, latencySummary, type PartitionJson } from '../sim/loop/output.js';
+import type { TraceEntry } from '../sim/state/trace.js';
 import { firstNotBefore } from '../util/bisect.js';
 
 /** The figures of a `CompareRow` as they stand at one moment of a run. */

@@ -8,11 +8,11 @@
  */
 import { scaledSizesReason } from '../scenario/scaled.js';
 import type { Scenario } from '../scenario/types.js';
-import { describeNetwork } from '../sim/bandwidth.js';
-import { Kernel } from '../sim/kernel.js';
-import { costUsd } from '../sim/costs.js';
-import { buildRunJson, type PartitionJson, type RunJson } from '../sim/output.js';
-import { type TraceEntry, wholeMs } from '../sim/trace.js';
+import { describeNetwork } from '../sim/world/bandwidth.js';
+import { Kernel } from '../sim/loop/kernel.js';
+import { costUsd } from '../sim/state/costs.js';
+import { buildRunJson, type PartitionJson, type RunJson } from '../sim/loop/output.js';
+import { type TraceEntry, wholeMs } from '../sim/state/trace.js';
 import { type CostLine, NO_STEADY_STATE, type SteadyFacts, type SteadyStateCost, measuredMonthByLine, steadyState } from './steady-cost.js';
 import { type BytesFormat, type UsdFormat, formatBytes, formatMs, formatUsd } from '../util/format.js';
 

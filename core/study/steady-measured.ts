@@ -4,7 +4,7 @@
  */
 import { BYTES_PER_GB, MS_PER_MONTH, type Prices } from '../domain/prices.js';
 import type { StoreName } from '../ports/object-store.js';
-import { type CrossZoneBytes, type StoreCounters, type Usage, gbMonths } from '../sim/costs.js';
+import { type CrossZoneBytes, type StoreCounters, type Usage, gbMonths } from '../sim/state/costs.js';
 import { usdRound } from './steady-flows.js';
 
 

@@ -3,13 +3,13 @@ import { MODEL_KNOBS } from '../../core/domain/config.js';
 import { describeJitter } from '../../core/domain/jitter.js';
 import { BATCH_HEADER_BYTES, minBatchBytes } from '../../core/format/record-batch.js';
 import { scaledSizesReason } from '../../core/scenario/scaled.js';
-import { Kernel } from '../../core/sim/kernel.js';
-import { buildRunJson } from '../../core/sim/output.js';
-import { seedPrng } from '../../core/sim/prng.js';
+import { Kernel } from '../../core/sim/loop/kernel.js';
+import { buildRunJson } from '../../core/sim/loop/output.js';
+import { seedPrng } from '../../core/sim/state/prng.js';
 import { Narrator } from '../../core/narrate/narrate.js';
 import { VisibleStepCounter } from '../../core/session/session.js';
 import { formatBytes, formatUsd } from '../../core/util/format.js';
-import { describeNetwork } from '../../core/sim/bandwidth.js';
+import { describeNetwork } from '../../core/sim/world/bandwidth.js';
 import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
 import { S3ObjectStore, badPrefix } from '../stores/s3-store.js';
 import { describeFailure, type StoreFailures } from '../stores/failure.js';
@@ -20,7 +20,7 @@ import { checkOutputPath, inputNamedBy, writeWhole } from './output-file.js';
 import { loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 import { dirname } from 'node:path';
 import { TraceSpool, spoolBeside } from './trace-spool.js';
-import { type TraceEntry, wholeMs } from '../../core/sim/trace.js';
+import { type TraceEntry, wholeMs } from '../../core/sim/state/trace.js';
 
 /** Warnings of one kind printed one by one before the rest are counted. */
 const MAX_REPEATED_WARNINGS = 10;

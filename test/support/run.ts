@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScenarioText } from '../../core/scenario/parse.js';
 import type { Scenario } from '../../core/scenario/types.js';
-import { Kernel } from '../../core/sim/kernel.js';
-import { buildRunJson, type RunJson } from '../../core/sim/output.js';
-import type { TraceEntry } from '../../core/sim/trace.js';
+import { Kernel } from '../../core/sim/loop/kernel.js';
+import { buildRunJson, type RunJson } from '../../core/sim/loop/output.js';
+import type { TraceEntry } from '../../core/sim/state/trace.js';
 
 /** Trace entries read loosely in assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -28,7 +28,7 @@ import {
   sampleSeries,
   stepsAt,
 } from '../../core/study/compare-timeline.js';
-import type { TraceEntry } from '../../core/sim/trace.js';
+import type { TraceEntry } from '../../core/sim/state/trace.js';
 import { inSequence, share } from '../lib/layout.js';
 import { BUNDLED } from '../lib/scenarios.js';
 import { encodeUrlState } from '../lib/url.js';

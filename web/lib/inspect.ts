@@ -7,8 +7,8 @@
  * The same inspection stream can feed Stately's inspector (@statelyai/inspect).
  */
 import { type AnyActorRef, type InspectionEvent, createActor } from 'xstate';
-import type { Delivery } from '../../core/sim/kernel.js';
-import { MACHINES } from '../../core/sim/machines.js';
+import type { Delivery } from '../../core/sim/loop/kernel.js';
+import { MACHINES } from '../../core/sim/runtime/machines.js';
 
 export interface LogEntry {
   atMs: number;

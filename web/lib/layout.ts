@@ -9,8 +9,8 @@
 import { scaleLinear } from 'd3';
 import type { NetFlowView, PartitionView, ReplicaView } from '../../core/session/view.js';
 import { offsetExtent } from '../../core/session/view.js';
-import { formatRate, formatRateShort } from '../../core/sim/bandwidth.js';
-import type { TraceEntry } from '../../core/sim/trace.js';
+import { formatRate, formatRateShort } from '../../core/sim/world/bandwidth.js';
+import type { TraceEntry } from '../../core/sim/state/trace.js';
 import { formatBytes } from '../../core/util/format.js';
 
 export const MARKERS = [

@@ -3,7 +3,7 @@
  * change, and restores copy the trace array, not its entries), and which lines are errors.
  */
 import { narrate } from '../../core/narrate/narrate.js';
-import type { TraceEntry } from '../../core/sim/trace.js';
+import type { TraceEntry } from '../../core/sim/state/trace.js';
 
 const narrationCache = new WeakMap<TraceEntry, string | null>();
 

@@ -14,8 +14,8 @@ import { actionContext, contextAfter, readTimelineAction } from '../../core/scen
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
-import { buildRunJson } from '../../core/sim/output.js';
-import { type TraceEntry, wholeMs } from '../../core/sim/trace.js';
+import { buildRunJson } from '../../core/sim/loop/output.js';
+import { type TraceEntry, wholeMs } from '../../core/sim/state/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
 import { InspectionLog, type LogEntry } from './inspect.js';
 import { inSequence, share } from './layout.js';

@@ -7,7 +7,7 @@
  */
 import { scaleLinear } from 'd3';
 import type { WalChunkView, WalObjectView, WalView } from '../../core/session/view.js';
-import type { ObjectStoreEntry, TraceEntry } from '../../core/sim/trace.js';
+import type { ObjectStoreEntry, TraceEntry } from '../../core/sim/state/trace.js';
 import { byteUnit, formatBytes, formatMs } from '../../core/util/format.js';
 import { stableUpperBound } from './layout.js';
 

@@ -7,19 +7,19 @@
  * chunk. The KIP left these internals open: docs/protocol.md says which parts are its words
  * and which are this model's reconstruction.
  */
-import type { Rule } from '../domain/rules.js';
-import { effectiveLocalRetentionMs } from '../domain/config.js';
-import { latestEpoch } from '../domain/leader-epoch-cache.js';
-import { type RecordBatch, type Segment, logEndOffset } from '../domain/partition-log.js';
-import { type WalChunk, type WalObject, WAL_METADATA_TOPIC, assembleWalObject, batchPositions, chunkBatches, walObjectKey } from '../domain/wal.js';
-import type { WalChunkRef } from '../machines/wal-replica.js';
-import type { Sim } from './context.js';
-import { chunkRef, combinerFacts, replica, tiered, walEnabled } from './facts.js';
+import type { Rule } from '../../domain/rules.js';
+import { effectiveLocalRetentionMs } from '../../domain/config.js';
+import { latestEpoch } from '../../domain/leader-epoch-cache.js';
+import { type RecordBatch, type Segment, logEndOffset } from '../../domain/partition-log.js';
+import { type WalChunk, type WalObject, WAL_METADATA_TOPIC, assembleWalObject, batchPositions, chunkBatches, walObjectKey } from '../../domain/wal.js';
+import type { WalChunkRef } from '../../machines/wal-replica.js';
+import type { Sim } from '../state/context.js';
+import { chunkRef, combinerFacts, replica, tiered, walEnabled } from '../state/facts.js';
 import { hopMs, networkJittered } from './jitter.js';
 import { appendAsFollower, walLogChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, type KernelEventOf, type KernelState, type WalState } from './state.js';
-import { firstNotBefore } from '../util/bisect.js';
+import { BROKER_KEY, type KernelEventOf, type KernelState, type WalState } from '../state/state.js';
+import { firstNotBefore } from '../../util/bisect.js';
 
 /** The combiner's flush: one object with every led WAL partition's new batches. */
 export function walFlush(s: Sim, broker: number, requestId: number, reason: string): void {

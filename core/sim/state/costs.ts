@@ -10,8 +10,8 @@
  * Leaves out: anything AWS charges that the model has no traffic for (LIST results
  * paging, multipart parts, request retries inside an SDK, EBS provisioned capacity).
  */
-import { BYTES_PER_GB, MS_PER_MONTH, type Prices } from '../domain/prices.js';
-import type { StoreName } from '../ports/object-store.js';
+import { BYTES_PER_GB, MS_PER_MONTH, type Prices } from '../../domain/prices.js';
+import type { StoreName } from '../../ports/object-store.js';
 
 /** Bytes that crossed between availability zones, by what carried them. */
 export interface CrossZoneBytes {

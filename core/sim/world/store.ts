@@ -6,13 +6,13 @@
  * Simulated time stands still while a real store answers, so a run is the same on memory,
  * a directory or S3.
  */
-import type { ModelKnobs } from '../domain/config.js';
-import type { ObjectStoreRequest, ObjectStoreResult, StoreName } from '../ports/object-store.js';
-import type { Sim } from './context.js';
-import { countStoreRequest } from './costs.js';
+import type { ModelKnobs } from '../../domain/config.js';
+import type { ObjectStoreRequest, ObjectStoreResult, StoreName } from '../../ports/object-store.js';
+import type { Sim } from '../state/context.js';
+import { countStoreRequest } from '../state/costs.js';
 import { storeJitterMs } from './jitter.js';
-import { type PartitionState, type StoreCompletion, purposeOf } from './state.js';
-import { type TraceEntry, wholeMs } from './trace.js';
+import { type PartitionState, type StoreCompletion, purposeOf } from '../state/state.js';
+import { type TraceEntry, wholeMs } from '../state/trace.js';
 
 /**
  * Modelled latency, from the request alone (a real store's own timing never enters the run),

@@ -22,14 +22,14 @@
  * The state is plain data in `KernelState.quotas`; this module never imports the network,
  * the clients or tiering (they call it), so what a wait resumes is done by effects.ts.
  */
-import { isQuotaExceeded, measure, newRateStat, type RateConfig, type RateStat, ratePerSecond, recordBytes, throttleTimeMs } from '../domain/rate.js';
-import type { RecordBatch } from '../domain/partition-log.js';
-import { logEndOffset } from '../domain/partition-log.js';
-import type { QuotaRule, Rule } from '../domain/rules.js';
-import type { Sim } from './context.js';
-import { remove } from './event-queue.js';
-import { replica } from './facts.js';
-import type { KernelState, QuotaWait, RequestMessage, RequestOf } from './state.js';
+import { isQuotaExceeded, measure, newRateStat, type RateConfig, type RateStat, ratePerSecond, recordBytes, throttleTimeMs } from '../../domain/rate.js';
+import type { RecordBatch } from '../../domain/partition-log.js';
+import { logEndOffset } from '../../domain/partition-log.js';
+import type { QuotaRule, Rule } from '../../domain/rules.js';
+import type { Sim } from '../state/context.js';
+import { remove } from '../state/event-queue.js';
+import { replica } from '../state/facts.js';
+import type { KernelState, QuotaWait, RequestMessage, RequestOf } from '../state/state.js';
 
 /** RemoteLogManager.quotaTimeout(): a copy task waits at most 1 s before it checks the quota again. */
 export const COPY_QUOTA_TIMEOUT_MS = 1000;

@@ -25,14 +25,14 @@
  * request has its own per-request throughput, core/sim/store.ts), TCP slow start and
  * per-connection windows.
  */
-import type { ModelKnobs } from '../domain/config.js';
-import type { Sim } from './context.js';
-import { type Queued, remove } from './event-queue.js';
-import type { KernelEvent, Message, NetState, Transfer } from './state.js';
-import { formatRate } from '../util/format.js';
+import type { ModelKnobs } from '../../domain/config.js';
+import type { Sim } from '../state/context.js';
+import { type Queued, remove } from '../state/event-queue.js';
+import type { KernelEvent, Message, NetState, Transfer } from '../state/state.js';
+import { formatRate } from '../../util/format.js';
 
 /** The rate formatters live in core/util/format.ts (the scenario layer prints rates too); named here as before. */
-export { formatRate, formatRateShort } from '../util/format.js';
+export { formatRate, formatRateShort } from '../../util/format.js';
 
 export function newNetState(): NetState {
   return { transfers: [], nextTransferId: 1 };

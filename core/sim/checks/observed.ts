@@ -6,8 +6,8 @@
  * bookkeeping (`CheckCache`) as plain data in the state. Only types live here, so the state,
  * the subsystems and the checkers can all name them without importing each other.
  */
-import type { RecordBatch } from '../domain/partition-log.js';
-import type { RemoteSegmentState } from '../domain/remote-metadata.js';
+import type { RecordBatch } from '../../domain/partition-log.js';
+import type { RemoteSegmentState } from '../../domain/remote-metadata.js';
 
 export type InvariantId =
   | 'offsetsOrdered'

@@ -22,10 +22,10 @@
  * a pinned answer names its step and point, and says what it chose (`what`), which a
  * replay checks.
  */
-import type { ChoiceKind, PinnedChoice, TimelineAction, TimelineEvent } from '../scenario/types.js';
-import type { KernelEvent } from './state.js';
+import type { ChoiceKind, PinnedChoice, TimelineAction, TimelineEvent } from '../../scenario/types.js';
+import type { KernelEvent } from '../state/state.js';
 
-export { CHOICE_KINDS, type ChoiceKind, type PinnedChoice } from '../scenario/types.js';
+export { CHOICE_KINDS, type ChoiceKind, type PinnedChoice } from '../../scenario/types.js';
 
 export interface ChoicePoint {
   kind: ChoiceKind;

@@ -2,16 +2,16 @@
  * The JSON document of `run --json` (docs/json-output.md), built from a kernel's state.
  * Field names are the public contract: extend, never rename.
  */
-import { logEndOffset } from '../domain/partition-log.js';
-import type { RemoteSegmentState } from '../domain/remote-metadata.js';
-import type { FollowerFetcherContext } from '../machines/follower-fetcher.js';
-import { kafkaFetchState } from '../machines/follower-fetcher.js';
-import { scaledSizesReason } from '../scenario/scaled.js';
+import { logEndOffset } from '../../domain/partition-log.js';
+import type { RemoteSegmentState } from '../../domain/remote-metadata.js';
+import type { FollowerFetcherContext } from '../../machines/follower-fetcher.js';
+import { kafkaFetchState } from '../../machines/follower-fetcher.js';
+import { scaledSizesReason } from '../../scenario/scaled.js';
 import type { Kernel } from './kernel.js';
-import { costUsd, gbMonths } from './costs.js';
-import type { ReplicaStats } from './state.js';
-import { type TraceEntry, wholeMs } from './trace.js';
-import type { Violation } from '../sim/invariants.js';
+import { costUsd, gbMonths } from '../state/costs.js';
+import type { ReplicaStats } from '../state/state.js';
+import { type TraceEntry, wholeMs } from '../state/trace.js';
+import type { Violation } from '../checks/invariants.js';
 
 export interface ReplicaJson {
   broker: number;

@@ -5,20 +5,20 @@
  * segments (retention raises Log-Start-Offset first); local retention; the highest offset in
  * remote storage (Ry); and the follower's look-up of a remote segment for its auxiliary state.
  */
-import type { Rule } from '../domain/rules.js';
-import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, truncateFromStart as truncateEpochsFromStart } from '../domain/leader-epoch-cache.js';
-import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../domain/partition-log.js';
-import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../domain/producer-state.js';
-import { type RemoteSegmentMetadata, batchIndexEntry, batchIndexLength, batchIndexOf, findRemoteSegment, formatOffsetIndex, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
-import type { SegmentRange } from '../domain/retention.js';
-import type { StoredBody, StoredObject } from '../ports/object-store.js';
-import { type BatchRun, batchesOfRuns } from '../domain/batch.js';
-import { assert } from '../util/assert.js';
-import type { Sim } from './context.js';
-import { metadataReady, replica, uploadsRequired } from './facts.js';
+import type { Rule } from '../../domain/rules.js';
+import { type EpochEntry, checkpointUpTo, formatCheckpoint, parseCheckpoint, truncateFromStart as truncateEpochsFromStart } from '../../domain/leader-epoch-cache.js';
+import { type RecordBatch, maybeIncrementLogStartOffset, producerSnapshotAt, roll } from '../../domain/partition-log.js';
+import { type ProducerEntry, formatProducerSnapshot, producerSnapshotBytes } from '../../domain/producer-state.js';
+import { type RemoteSegmentMetadata, batchIndexEntry, batchIndexLength, batchIndexOf, findRemoteSegment, formatOffsetIndex, objectKeysFor, segmentLeaderEpochs } from '../../domain/remote-metadata.js';
+import type { SegmentRange } from '../../domain/retention.js';
+import type { StoredBody, StoredObject } from '../../ports/object-store.js';
+import { type BatchRun, batchesOfRuns } from '../../domain/batch.js';
+import { assert } from '../../util/assert.js';
+import type { Sim } from '../state/context.js';
+import { metadataReady, replica, uploadsRequired } from '../state/facts.js';
 import { changeLocalLog, localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import type { KernelEventOf, SegmentObjectKind } from './state.js';
+import type { KernelEventOf, SegmentObjectKind } from '../state/state.js';
 
 /** The objects a copy writes: the segment, its offset index, the leader-epoch checkpoint and the producer snapshot. */
 export function segmentObjects(meta: RemoteSegmentMetadata, batches: RecordBatch[], epochs: EpochEntry[], producers: ProducerEntry[]): Array<[string, StoredObject, SegmentObjectKind]> {

@@ -4,16 +4,16 @@
  * state's epochs and producers, and the local bytes the storage cost follows. Each is traced,
  * and a follower's append is checked against the leader's log as it happens.
  */
-import { segmentSize } from '../domain/config.js';
-import type { Rule } from '../domain/rules.js';
-import type { EpochEntry } from '../domain/leader-epoch-cache.js';
-import { type RecordBatch, appendBatch, localBytes, logEndOffset, maybeIncrementLogStartOffset, truncateFullyAndStartAt, truncateTo, updateHighWatermark } from '../domain/partition-log.js';
-import { type ProducerEntry, restoreProducerState } from '../domain/producer-state.js';
-import { bugOn } from '../util/bugs.js';
-import type { Sim } from './context.js';
-import { changeStoredBytes } from './costs.js';
-import { replica, walEnabled } from './facts.js';
-import type { ReplicaState } from './state.js';
+import { segmentSize } from '../../domain/config.js';
+import type { Rule } from '../../domain/rules.js';
+import type { EpochEntry } from '../../domain/leader-epoch-cache.js';
+import { type RecordBatch, appendBatch, localBytes, logEndOffset, maybeIncrementLogStartOffset, truncateFullyAndStartAt, truncateTo, updateHighWatermark } from '../../domain/partition-log.js';
+import { type ProducerEntry, restoreProducerState } from '../../domain/producer-state.js';
+import { bugOn } from '../../util/bugs.js';
+import type { Sim } from '../state/context.js';
+import { changeStoredBytes } from '../state/costs.js';
+import { replica, walEnabled } from '../state/facts.js';
+import type { ReplicaState } from '../state/state.js';
 
 /** The bytes held in local logs (all replicas) changed: the broker-disk storage follows. */
 export function localLogBytesChanged(s: Sim, deltaBytes: number): void {

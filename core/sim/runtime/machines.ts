@@ -7,11 +7,11 @@
  * and a parameter it does not read fails test/effect-params.test.ts.
  */
 import type { AnyMachineSnapshot, StateMachine } from 'xstate';
-import { type FollowerFetcherEvent, followerFetcherMachine } from '../machines/follower-fetcher.js';
-import { type LeaderPartitionEvent, leaderPartitionMachine } from '../machines/leader-partition.js';
-import { type RemoteLogManagerEvent, remoteLogManagerMachine } from '../machines/remote-log-manager.js';
-import { type WalCombinerEvent, walCombinerMachine } from '../machines/wal-combiner.js';
-import { type WalReplicaEvent, walReplicaMachine } from '../machines/wal-replica.js';
+import { type FollowerFetcherEvent, followerFetcherMachine } from '../../machines/follower-fetcher.js';
+import { type LeaderPartitionEvent, leaderPartitionMachine } from '../../machines/leader-partition.js';
+import { type RemoteLogManagerEvent, remoteLogManagerMachine } from '../../machines/remote-log-manager.js';
+import { type WalCombinerEvent, walCombinerMachine } from '../../machines/wal-combiner.js';
+import { type WalReplicaEvent, walReplicaMachine } from '../../machines/wal-replica.js';
 import { fastTransition } from './fast-transition.js';
 import { pureTransition } from './pure-transition.js';
 

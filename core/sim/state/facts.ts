@@ -4,21 +4,21 @@
  * candidates, zones and latencies, and KIP-1176's WAL positions. Reads only: nothing here
  * changes the state.
  */
-import { effectiveLocalRetentionBytes, effectiveLocalRetentionMs, isCompacted } from '../domain/config.js';
-import { latestEpoch } from '../domain/leader-epoch-cache.js';
-import type { LeaderView } from '../domain/leader-rules.js';
-import { logEndOffset } from '../domain/partition-log.js';
-import { findHighestRemoteOffset, findLogStartOffset } from '../domain/remote-metadata.js';
-import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../domain/retention.js';
-import type { WalChunk } from '../domain/wal.js';
-import type { ReplicaFacts } from '../machines/follower-fetcher.js';
-import type { LeaderFacts } from '../machines/leader-partition.js';
-import type { RemoteLogManagerEvent, RlmFacts } from '../machines/remote-log-manager.js';
-import type { WalCombinerContext } from '../machines/wal-combiner.js';
-import type { WalChunkRef } from '../machines/wal-replica.js';
-import { fail } from '../util/assert.js';
+import { effectiveLocalRetentionBytes, effectiveLocalRetentionMs, isCompacted } from '../../domain/config.js';
+import { latestEpoch } from '../../domain/leader-epoch-cache.js';
+import type { LeaderView } from '../../domain/leader-rules.js';
+import { logEndOffset } from '../../domain/partition-log.js';
+import { findHighestRemoteOffset, findLogStartOffset } from '../../domain/remote-metadata.js';
+import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../../domain/retention.js';
+import type { WalChunk } from '../../domain/wal.js';
+import type { ReplicaFacts } from '../../machines/follower-fetcher.js';
+import type { LeaderFacts } from '../../machines/leader-partition.js';
+import type { RemoteLogManagerEvent, RlmFacts } from '../../machines/remote-log-manager.js';
+import type { WalCombinerContext } from '../../machines/wal-combiner.js';
+import type { WalChunkRef } from '../../machines/wal-replica.js';
+import { fail } from '../../util/assert.js';
 import type { Sim } from './context.js';
-import { stateName } from './machines.js';
+import { stateName } from '../runtime/machines.js';
 import { BROKER_KEY, type KernelState, type ReplicaState } from './state.js';
 import type { Endpoint } from './trace.js';
 

@@ -6,21 +6,21 @@
  * asks for max.partition.fetch.bytes of its partition and fetch.max.bytes in all (the
  * consumer's configs), and reads one segment at most.
  */
-import { type ConsumerConfig, defaultConsumerConfig } from '../domain/config.js';
-import { fetchReadLimit } from '../domain/leader-rules.js';
-import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../domain/partition-log.js';
-import { segmentSize } from '../domain/config.js';
-import { batchIndexEntry, batchIndexLength, firstBatchIndexEntryAt } from '../domain/remote-metadata.js';
-import type { Acks } from '../scenario/types.js';
-import type { Sim } from './context.js';
-import { countCrossZone } from './costs.js';
-import { combinerFacts, leaderFacts, replica, tiered, walEnabled, zoneOf } from './facts.js';
+import { type ConsumerConfig, defaultConsumerConfig } from '../../domain/config.js';
+import { fetchReadLimit } from '../../domain/leader-rules.js';
+import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../../domain/partition-log.js';
+import { segmentSize } from '../../domain/config.js';
+import { batchIndexEntry, batchIndexLength, firstBatchIndexEntryAt } from '../../domain/remote-metadata.js';
+import type { Acks } from '../../scenario/types.js';
+import type { Sim } from '../state/context.js';
+import { countCrossZone } from '../state/costs.js';
+import { combinerFacts, leaderFacts, replica, tiered, walEnabled, zoneOf } from '../state/facts.js';
 import { hopMs } from './jitter.js';
 import { releaseParked, reply } from './network.js';
 import { acquireRemoteReader, holdsRemoteReader, recordRemoteFetch, releaseRemoteReader, remoteFetchThrottled } from './quotas.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from './state.js';
+import { BROKER_KEY, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from '../state/state.js';
 
 /** A produce request reaches the partition's leader (or is refused when there is none). */
 export function produce(s: Sim, topic: string, partition: number, records: number, acks: Acks): void {

@@ -13,28 +13,28 @@ import {
   defaultTopicConfig,
   isBrokerConfigKey,
   isTopicConfigKey,
-} from '../domain/config.js';
-import { type EpochEntry, checkpointUpTo, epochForOffset } from '../domain/leader-epoch-cache.js';
-import { type PartitionLog, type RecordBatch, emptyLog, localBytes, logEndOffset, newSegment } from '../domain/partition-log.js';
-import { resolvePrices } from '../domain/prices.js';
-import { type ProducerEntry, producerEntryOf } from '../domain/producer-state.js';
-import { type RemoteSegmentMetadata, objectKeysFor, segmentLeaderEpochs } from '../domain/remote-metadata.js';
-import { type BatchRun, batchesOfRuns, runBatch, runBatchCount } from '../domain/batch.js';
-import type { ObjectStoreRequest } from '../ports/object-store.js';
-import { brokerZone, type Scenario } from '../scenario/types.js';
-import { assert } from '../util/assert.js';
-import { newNetState } from './bandwidth.js';
-import type { Sim } from './context.js';
-import { startFetcher } from './controller.js';
-import { newCrossZoneBytes, newStoreCounters, newUsage, objectStored } from './costs.js';
-import { newQueue } from './event-queue.js';
-import { effectiveMinIsr, replica, walEnabled } from './facts.js';
-import { PARTITION_MACHINES } from './machines.js';
-import { newJitterMetrics } from './jitter.js';
-import { seedPrng } from './prng.js';
-import { localLogBytesChanged } from './replica-log.js';
-import { BROKER_KEY, type KernelState, type PartitionState, type ReplicaState, cloneJson, emptyWalMetrics, partitionKey } from './state.js';
-import { initialSegmentObjects } from './tiering.js';
+} from '../../domain/config.js';
+import { type EpochEntry, checkpointUpTo, epochForOffset } from '../../domain/leader-epoch-cache.js';
+import { type PartitionLog, type RecordBatch, emptyLog, localBytes, logEndOffset, newSegment } from '../../domain/partition-log.js';
+import { resolvePrices } from '../../domain/prices.js';
+import { type ProducerEntry, producerEntryOf } from '../../domain/producer-state.js';
+import { type RemoteSegmentMetadata, objectKeysFor, segmentLeaderEpochs } from '../../domain/remote-metadata.js';
+import { type BatchRun, batchesOfRuns, runBatch, runBatchCount } from '../../domain/batch.js';
+import type { ObjectStoreRequest } from '../../ports/object-store.js';
+import { brokerZone, type Scenario } from '../../scenario/types.js';
+import { assert } from '../../util/assert.js';
+import { newNetState } from '../world/bandwidth.js';
+import type { Sim } from '../state/context.js';
+import { startFetcher } from '../world/controller.js';
+import { newCrossZoneBytes, newStoreCounters, newUsage, objectStored } from '../state/costs.js';
+import { newQueue } from '../state/event-queue.js';
+import { effectiveMinIsr, replica, walEnabled } from '../state/facts.js';
+import { PARTITION_MACHINES } from '../runtime/machines.js';
+import { newJitterMetrics } from '../world/jitter.js';
+import { seedPrng } from '../state/prng.js';
+import { localLogBytesChanged } from '../world/replica-log.js';
+import { BROKER_KEY, type KernelState, type PartitionState, type ReplicaState, cloneJson, emptyWalMetrics, partitionKey } from '../state/state.js';
+import { initialSegmentObjects } from '../world/tiering.js';
 
 /** The state at t = 0 before any partition exists: configs, brokers, empty metrics. */
 export function initialState(scenario: Scenario, seed: number): KernelState {

@@ -5,20 +5,20 @@
  * arrives or replica.fetch.wait.max.ms passes). Requests reach the leader machine as events
  * with the facts it decides from; responses reach the follower fetcher.
  */
-import { endOffsetFor } from '../domain/leader-epoch-cache.js';
-import { fetchHasEnoughBytes, fetchMinBytes, fetchReadLimit } from '../domain/leader-rules.js';
-import { type PartitionLog, type RecordBatch, activeSegment, fetchPosition, logEndOffset, readBatches } from '../domain/partition-log.js';
-import type { ApiName } from '../domain/protocol.js';
-import type { FollowerFetcherEvent } from '../machines/follower-fetcher.js';
-import { assert, fail } from '../util/assert.js';
-import type { Sim } from './context.js';
+import { endOffsetFor } from '../../domain/leader-epoch-cache.js';
+import { fetchHasEnoughBytes, fetchMinBytes, fetchReadLimit } from '../../domain/leader-rules.js';
+import { type PartitionLog, type RecordBatch, activeSegment, fetchPosition, logEndOffset, readBatches } from '../../domain/partition-log.js';
+import type { ApiName } from '../../domain/protocol.js';
+import type { FollowerFetcherEvent } from '../../machines/follower-fetcher.js';
+import { assert, fail } from '../../util/assert.js';
+import type { Sim } from '../state/context.js';
 import { transmit } from './bandwidth.js';
-import { countCrossZone } from './costs.js';
-import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from './facts.js';
+import { countCrossZone } from '../state/costs.js';
+import { leaderFacts, replica, replicaFacts, walFetchEnd, walServes, zoneOf } from '../state/facts.js';
 import { hopMs } from './jitter.js';
 import { holdsThrottledFetch, leaderThrottle, shouldLeaderThrottle } from './quotas.js';
-import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, RequestOf, ResponseBodies, ResponseMessage } from './state.js';
-import type { TraceEntry } from './trace.js';
+import type { ParkedFetch, PartitionState, RequestBodies, RequestMessage, RequestOf, ResponseBodies, ResponseMessage } from '../state/state.js';
+import type { TraceEntry } from '../state/trace.js';
 
 /** Sends a follower's request to the leader its fetcher follows. */
 export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: number, key: string, api: A, requestId: number, body: RequestBodies[A]): void {

@@ -3,8 +3,8 @@
  * output and the browser all render it. Entries are plain JSON objects; field names are
  * the public contract of docs/json-output.md (extend, never rename).
  */
-import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
-import type { Rule } from '../domain/rules.js';
+import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../../domain/protocol.js';
+import type { Rule } from '../../domain/rules.js';
 
 export type Endpoint = number | 'consumer' | 'producer';
 

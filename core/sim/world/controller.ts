@@ -4,18 +4,18 @@
  * changes (tiering or the WAL turned on or off), new brokers, new replicas, clean leader
  * elections (KRaft's, immediate) and the clients' produce and consume requests.
  */
-import type { Rule } from '../domain/rules.js';
-import { type ConfigValue, isBrokerConfigKey, isTopicConfigKey } from '../domain/config.js';
-import { assignEpoch, latestEpoch } from '../domain/leader-epoch-cache.js';
-import { emptyLog, logEndOffset } from '../domain/partition-log.js';
-import type { StoreName } from '../ports/object-store.js';
-import { brokerZone, type TimelineAction } from '../scenario/types.js';
+import type { Rule } from '../../domain/rules.js';
+import { type ConfigValue, isBrokerConfigKey, isTopicConfigKey } from '../../domain/config.js';
+import { assignEpoch, latestEpoch } from '../../domain/leader-epoch-cache.js';
+import { emptyLog, logEndOffset } from '../../domain/partition-log.js';
+import type { StoreName } from '../../ports/object-store.js';
+import { brokerZone, type TimelineAction } from '../../scenario/types.js';
 import { produce, startConsumer } from './clients.js';
-import type { Sim } from './context.js';
+import type { Sim } from '../state/context.js';
 import { quotasBrokerCrashed } from './quotas.js';
-import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from './facts.js';
-import { PARTITION_MACHINES } from './machines.js';
-import { BROKER_KEY, partitionKey, replicaStatsOf } from './state.js';
+import { effectiveMinIsr, leaderFacts, machineState, replica, replicaFacts, tiered, walEnabled } from '../state/facts.js';
+import { PARTITION_MACHINES } from '../runtime/machines.js';
+import { BROKER_KEY, partitionKey, replicaStatsOf } from '../state/state.js';
 import { cutTransfers } from './bandwidth.js';
 import { dropParkedOnIsolation } from './network.js';
 import { deleteRemoteOnDisable } from './tiering.js';

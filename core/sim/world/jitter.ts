@@ -9,11 +9,11 @@
  * generator is never advanced: such a run is the one the model made before jitter existed.
  * Integer maths only (`nextInt`): every JavaScript engine draws the same values.
  */
-import { type JitterDistribution, type JitterStore, jitterLinkKey } from '../domain/jitter.js';
-import { latencyMs } from './facts.js';
-import { type PrngState, nextInt } from './prng.js';
-import type { JitterCounters, JitterMetrics, KernelState } from './state.js';
-import type { Endpoint } from './trace.js';
+import { type JitterDistribution, type JitterStore, jitterLinkKey } from '../../domain/jitter.js';
+import { latencyMs } from '../state/facts.js';
+import { type PrngState, nextInt } from '../state/prng.js';
+import type { JitterCounters, JitterMetrics, KernelState } from '../state/state.js';
+import type { Endpoint } from '../state/trace.js';
 
 /**
  * Extra milliseconds from one distribution: 0 .. uniformMs, then with tailPercent %

@@ -6,10 +6,10 @@
  * its network, storage and checkers apart from the loop that joins them.
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import type { ObjectStoreBackend } from '../ports/object-store.js';
-import type { Scenario } from '../scenario/types.js';
-import type { Change } from './observed.js';
-import type { MachineEvents, MachineName } from './machines.js';
+import type { ObjectStoreBackend } from '../../ports/object-store.js';
+import type { Scenario } from '../../scenario/types.js';
+import type { Change } from '../checks/observed.js';
+import type { MachineEvents, MachineName } from '../runtime/machines.js';
 import type { KernelEvent, KernelState, RequestMessage } from './state.js';
 import type { TraceEntry } from './trace.js';
 

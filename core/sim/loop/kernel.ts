@@ -15,27 +15,27 @@
  * copy and fetch quotas and the remote reader pool are core/sim/quotas.ts.)
  */
 import type { AnyMachineSnapshot } from 'xstate';
-import { logEndOffset } from '../domain/partition-log.js';
-import { MemoryObjectStore, type ObjectStoreBackend } from '../ports/object-store.js';
-import type { Scenario, TimelineAction } from '../scenario/types.js';
-import { assert, fail } from '../util/assert.js';
-import { onConsumerFetch, onConsumerRemoteRead, onRemoteFetchExpired, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from './clients.js';
-import { onTransferDone } from './bandwidth.js';
-import type { Sim } from './context.js';
-import { applyTimeline } from './controller.js';
+import { logEndOffset } from '../../domain/partition-log.js';
+import { MemoryObjectStore, type ObjectStoreBackend } from '../../ports/object-store.js';
+import type { Scenario, TimelineAction } from '../../scenario/types.js';
+import { assert, fail } from '../../util/assert.js';
+import { onConsumerFetch, onConsumerRemoteRead, onRemoteFetchExpired, onRemoteIndexRead, onConsumerResponse, sendConsumerFetch } from '../world/clients.js';
+import { onTransferDone } from '../world/bandwidth.js';
+import type { Sim } from '../state/context.js';
+import { applyTimeline } from '../world/controller.js';
 import { EFFECTS, READ_ONLY_EFFECTS, resumeQuotaWait } from './effects.js';
 import { type Chooser, PinnedChooser, describeEvent, isTimelineEvent } from './choices.js';
-import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from './event-queue.js';
-import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from './facts.js';
-import { type Change, type Violation, checkChange, checkInvariants } from './invariants.js';
-import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from './machines.js';
-import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from './network.js';
-import { pureInitialTransition } from './pure-transition.js';
+import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from '../state/event-queue.js';
+import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from '../state/facts.js';
+import { type Change, type Violation, checkChange, checkInvariants } from '../checks/invariants.js';
+import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from '../runtime/machines.js';
+import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from '../world/network.js';
+import { pureInitialTransition } from '../runtime/pure-transition.js';
 import { setUpPartitions, initialState, startCluster } from './setup.js';
-import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState, replicaStatsOf } from './state.js';
-import { onAuxStateRead, onRemoteSegmentLookup, onSegmentObjectDone, setRemoteSegmentState } from './tiering.js';
-import { type Endpoint, type TraceEntry, wholeMs } from './trace.js';
-import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone, retainedChunks } from './wal.js';
+import { BROKER_KEY, type Checkpoint, type KernelEvent, type KernelEventOf, type KernelState, type RequestMessage, type ResponseMessage, type PartitionState, type ReplicaState, cloneJson, copyState, replicaStatsOf } from '../state/state.js';
+import { onAuxStateRead, onRemoteSegmentLookup, onSegmentObjectDone, setRemoteSegmentState } from '../world/tiering.js';
+import { type Endpoint, type TraceEntry, wholeMs } from '../state/trace.js';
+import { onWalChunkDelivered, onWalChunkRead, onWalDeleteDone, onWalPutDone, retainedChunks } from '../world/wal.js';
 
 /** The params of an effect that names none (never written to). */
 const EMPTY_PARAMS: Record<string, unknown> = Object.freeze({});

@@ -2,11 +2,11 @@
  * Cluster-wide invariants, checked after every kernel step and reported in `violations`.
  * Each has an id, a title and an explanation the UI and the narration can show.
  */
-import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
-import { logEndOffset } from '../domain/partition-log.js';
-import { epochForOffset } from '../domain/leader-epoch-cache.js';
-import { isAllowedTransition, type RemoteSegmentMetadata, type RemoteSegmentState } from '../domain/remote-metadata.js';
-import { firstNotBefore } from '../util/bisect.js';
+import type { PartitionLog, RecordBatch } from '../../domain/partition-log.js';
+import { logEndOffset } from '../../domain/partition-log.js';
+import { epochForOffset } from '../../domain/leader-epoch-cache.js';
+import { isAllowedTransition, type RemoteSegmentMetadata, type RemoteSegmentState } from '../../domain/remote-metadata.js';
+import { firstNotBefore } from '../../util/bisect.js';
 import type { Change, CheckCache, InvariantId, InvariantWatch, SentMessage, Violation } from './observed.js';
 
 export type { Change, CheckCache, InvariantId, InvariantWatch, SentMessage, Violation } from './observed.js';

@@ -9,21 +9,21 @@
  * millions of times in a long run, for a check that only the compiler needed.) The work
  * itself is in the subsystems; this file only routes.
  */
-import type { Rule } from '../domain/rules.js';
-import { endOffsetFor, epochForOffset, checkpointUpTo, latestEpoch } from '../domain/leader-epoch-cache.js';
-import { logEndOffset } from '../domain/partition-log.js';
-import { completeAcks, appendAsLeader } from './clients.js';
-import type { Sim } from './context.js';
-import { tailSynced } from './controller.js';
-import { replica, tiered } from './facts.js';
-import type { EffectParams, EffectType, MachineName } from './machines.js';
-import { parkFetch, reply, respond, respondFetch, sendRequest } from './network.js';
-import { copyQuotaWaits, followerFetched, followerLagReset, followerThrottleWaits } from './quotas.js';
-import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from './replica-log.js';
-import { storeOp } from './store.js';
-import { BROKER_KEY, type QuotaWait, replicaStatsOf } from './state.js';
-import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetForRetention, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from './tiering.js';
-import { restoreChunks, walAppendChunk, walFlush, walPublish } from './wal.js';
+import type { Rule } from '../../domain/rules.js';
+import { endOffsetFor, epochForOffset, checkpointUpTo, latestEpoch } from '../../domain/leader-epoch-cache.js';
+import { logEndOffset } from '../../domain/partition-log.js';
+import { completeAcks, appendAsLeader } from '../world/clients.js';
+import type { Sim } from '../state/context.js';
+import { tailSynced } from '../world/controller.js';
+import { replica, tiered } from '../state/facts.js';
+import type { EffectParams, EffectType, MachineName } from '../runtime/machines.js';
+import { parkFetch, reply, respond, respondFetch, sendRequest } from '../world/network.js';
+import { copyQuotaWaits, followerFetched, followerLagReset, followerThrottleWaits } from '../world/quotas.js';
+import { appendAsFollower, followLeaderOffsets, restoreLeaderEpochs, restoreProducers, truncateReplicaFully, truncateReplicaTo, walLogChanged } from '../world/replica-log.js';
+import { storeOp } from '../world/store.js';
+import { BROKER_KEY, type QuotaWait, replicaStatsOf } from '../state/state.js';
+import { abortCopy, deleteLocalSegments, finishCopy, raiseHighestOffsetInRemoteStorage, raiseLogStartOffsetForRetention, raiseLogStartOffsetOnBecomingLeader, rollActiveSegment, setRemoteSegmentState, startCopy, startRemoteDelete } from '../world/tiering.js';
+import { restoreChunks, walAppendChunk, walFlush, walPublish } from '../world/wal.js';
 
 type Handlers<N extends MachineName> = { readonly [T in EffectType<N>]: (s: Sim, broker: number, key: string, p: EffectParams<N, T>) => void };
 

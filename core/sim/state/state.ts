@@ -3,20 +3,20 @@
  * run continues from that copy with the same trace. Every subsystem reads and writes this
  * state through its `Sim` context (core/sim/context.ts); nothing here runs.
  */
-import type { Rule } from '../domain/rules.js';
-import type { TimelineAction } from '../scenario/types.js';
-import type { BrokerConfig, ModelSettings, TopicConfig } from '../domain/config.js';
-import type { PartitionLog, RecordBatch } from '../domain/partition-log.js';
-import type { Prices } from '../domain/prices.js';
-import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../domain/protocol.js';
-import type { RemoteSegmentMetadata } from '../domain/remote-metadata.js';
-import type { RateStat } from '../domain/rate.js';
-import type { PendingChunk, WalChunk, WalObject } from '../domain/wal.js';
-import type { ObjectStoreResult, StoreName, StoredObject } from '../ports/object-store.js';
-import { assert } from '../util/assert.js';
+import type { Rule } from '../../domain/rules.js';
+import type { TimelineAction } from '../../scenario/types.js';
+import type { BrokerConfig, ModelSettings, TopicConfig } from '../../domain/config.js';
+import type { PartitionLog, RecordBatch } from '../../domain/partition-log.js';
+import type { Prices } from '../../domain/prices.js';
+import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../../domain/protocol.js';
+import type { RemoteSegmentMetadata } from '../../domain/remote-metadata.js';
+import type { RateStat } from '../../domain/rate.js';
+import type { PendingChunk, WalChunk, WalObject } from '../../domain/wal.js';
+import type { ObjectStoreResult, StoreName, StoredObject } from '../../ports/object-store.js';
+import { assert } from '../../util/assert.js';
 import type { CrossZoneBytes, StoreCounters, Usage } from './costs.js';
 import type { EventQueue } from './event-queue.js';
-import type { CheckCache, InvariantWatch, Violation } from './observed.js';
+import type { CheckCache, InvariantWatch, Violation } from '../checks/observed.js';
 import type { PrngState } from './prng.js';
 import type { Endpoint, TraceEntry } from './trace.js';
 
