@@ -1,6 +1,6 @@
 /**
  * What the XState machines cost (figure 2): the same workload run with the real machines,
- * stepped as the kernel steps them (its default step, core/sim/fast-transition.ts: XState's
+ * stepped as the kernel steps them (its default step, core/sim/runtime/fast-transition.ts: XState's
  * transition computed from the machine definitions), and with the machines replaced by a
  * no-op handler that returns, without computing anything, what the machines returned in a
  * recorded run: the same next snapshot and the same actions, in order. The kernel then

@@ -1,5 +1,5 @@
 /**
- * The bandwidth model (core/sim/bandwidth.ts, docs/protocol.md §10): fair shares by hand,
+ * The bandwidth model (core/sim/world/bandwidth.ts, docs/protocol.md §10): fair shares by hand,
  * and a follower's catch-up time against the closed form
  *
  *   joined = bootstrap + N / B + rounds x (2 x hop) + hop

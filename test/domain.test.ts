@@ -1,6 +1,6 @@
 /**
  * Table-driven tests for the pure domain functions (core/domain) and the deterministic
- * kernel's building blocks (core/sim/prng.ts, core/sim/event-queue.ts).
+ * kernel's building blocks (core/sim/state/prng.ts, core/sim/state/event-queue.ts).
  * Expected values come from docs/protocol.md and from what Apache Kafka's own code does
  * (LeaderEpochFileCache, UnifiedLog, LogSegment, RemoteLogMetadataCache, RemoteLogManager).
  */
@@ -461,7 +461,7 @@ describe('partition log', () => {
     expect(log.segments.reduce((n, s) => n + s.bytes, 0)).toBe(leo);
   });
 
-  // Was a bug, fixed (core/domain/partition-log.ts truncateTo, and the same early return in core/sim/kernel.ts's
+  // Was a bug, fixed (core/domain/partition-log.ts truncateTo, and the same early return in core/sim/loop/kernel.ts's
   // `truncateTo` effect): truncating to an offset >= LEO returns before touching the epoch cache.
   // Kafka's UnifiedLog.truncateTo still calls leaderEpochCache.truncateFromEnd(logEndOffset) there,
   // for a broker that was leader, assigned (epoch, LEO) and appended nothing before losing
@@ -679,7 +679,7 @@ describe('remote metadata', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// sim/prng.ts and sim/event-queue.ts
+// sim/state/prng.ts and sim/state/event-queue.ts
 
 describe('prng', () => {
   function draw(seed: number, n: number): number[] {

@@ -1,5 +1,5 @@
 /**
- * Every effect handler of core/sim/effects.ts names each parameter its effect is sent, so
+ * Every effect handler of core/sim/loop/effects.ts names each parameter its effect is sent, so
  * none is silently ignored (a machine adds a parameter; the handler must read it or say why
  * not). Read with the TypeScript checker: for each handler of the five tables, the names in
  * its fourth parameter's destructuring against the properties of the type the table gives
@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const FILE = resolve(__dirname, '../core/sim/effects.ts');
+const FILE = resolve(__dirname, '../core/sim/loop/effects.ts');
 
 function handlerNames(): Array<{ table: string; effect: string; declared: string[]; named: string[] | null }> {
   const program = ts.createProgram([FILE], { strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, noEmit: true, skipLibCheck: true });
@@ -46,7 +46,7 @@ function handlerNames(): Array<{ table: string; effect: string; declared: string
   return out;
 }
 
-describe('effect handlers (core/sim/effects.ts)', () => {
+describe('effect handlers (core/sim/loop/effects.ts)', () => {
   const handlers = handlerNames();
 
   it('finds the five tables and their handlers', () => {

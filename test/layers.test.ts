@@ -34,6 +34,15 @@ const LAYERS: Record<string, number> = {
   report: 8,
 };
 
+/** Layer of each subfolder of core/sim/, bottom first (README, "The kernel"). */
+const SIM_LAYERS: Record<string, number> = {
+  runtime: 0,
+  checks: 0,
+  state: 1,
+  world: 2,
+  loop: 3,
+};
+
 interface Edge {
   from: string;
   to: string;
@@ -66,6 +75,16 @@ function specifiers(file: string, text: string): string[] {
 
 /** core/<folder>/...: the folder that gives a file its layer. */
 const folderOf = (file: string) => file.split('/')[1];
+/** core/sim/<subfolder>/...: the subfolder that gives a file of core/sim its layer there. */
+const simFolderOf = (file: string) => file.split('/')[2];
+const inSim = (file: string) => file.startsWith('core/sim/');
+
+/** The edges that import from a higher layer than their own, one line each. */
+function upward(edges: readonly Edge[], folder: (file: string) => string, layers: Record<string, number>): string[] {
+  return edges
+    .filter((e) => layers[folder(e.to)] > layers[folder(e.from)])
+    .map((e) => `${e.from} (${folder(e.from)}, layer ${layers[folder(e.from)]}) imports ${e.to} (${folder(e.to)}, layer ${layers[folder(e.to)]})`);
+}
 
 const FILES = coreFiles();
 const EDGES: Edge[] = FILES.flatMap((from) =>
@@ -136,10 +155,7 @@ describe('the layers of core/', () => {
   });
 
   test('no import runs up a layer', () => {
-    const up = EDGES.filter((e) => LAYERS[folderOf(e.to)] > LAYERS[folderOf(e.from)]).map(
-      (e) => `${e.from} (${folderOf(e.from)}, layer ${LAYERS[folderOf(e.from)]}) imports ${e.to} (${folderOf(e.to)}, layer ${LAYERS[folderOf(e.to)]})`,
-    );
-    expect(up).toEqual([]);
+    expect(upward(EDGES, folderOf, LAYERS)).toEqual([]);
   });
 
   test('the files import each other in no cycle', () => {
@@ -157,5 +173,34 @@ describe('the layers of core/', () => {
   test('the cycle finder names the path of a cycle', () => {
     expect(findCycle(['a', 'b', 'c'], [{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'b' }])).toEqual(['b', 'c', 'b']);
     expect(findCycle(['a', 'b'], [{ from: 'a', to: 'b' }])).toBeNull();
+  });
+});
+
+describe('the layers of core/sim/', () => {
+  const SIM_FILES = FILES.filter(inSim);
+  const SIM_EDGES = EDGES.filter((e) => inSim(e.from) && inSim(e.to));
+
+  test('every file of core/sim/ is in a subfolder that has a layer', () => {
+    expect(SIM_FILES.length).toBeGreaterThan(20);
+    expect(SIM_FILES.filter((f) => f.split('/').length !== 4 || SIM_LAYERS[simFolderOf(f)] === undefined)).toEqual([]);
+    expect(Object.keys(SIM_LAYERS).filter((folder) => !SIM_FILES.some((f) => simFolderOf(f) === folder))).toEqual([]);
+  });
+
+  test('no import inside core/sim/ runs up a layer', () => {
+    expect(SIM_EDGES.length).toBeGreaterThan(50);
+    expect(SIM_EDGES).toContainEqual(expect.objectContaining({ from: 'core/sim/loop/kernel.ts', to: 'core/sim/world/network.ts' }));
+    expect(upward(SIM_EDGES, simFolderOf, SIM_LAYERS)).toEqual([]);
+  });
+
+  test('the subfolders of core/sim/ import each other in no cycle', () => {
+    const across = SIM_EDGES.filter((e) => simFolderOf(e.from) !== simFolderOf(e.to)).map((e) => ({ from: simFolderOf(e.from), to: simFolderOf(e.to) }));
+    const cycle = findCycle(Object.keys(SIM_LAYERS), across);
+    expect(cycle?.join(' -> ') ?? 'no cycle').toBe('no cycle');
+  });
+
+  test('a lower subfolder importing a higher one is named (a check of the rule)', () => {
+    const edge = (from: string, to: string): Edge => ({ from, to, specifier: '' });
+    const wrong = [edge('core/sim/world/network.ts', 'core/sim/loop/kernel.ts'), edge('core/sim/loop/kernel.ts', 'core/sim/world/network.ts'), edge('core/sim/state/facts.ts', 'core/sim/runtime/machines.ts')];
+    expect(upward(wrong, simFolderOf, SIM_LAYERS)).toEqual(['core/sim/world/network.ts (world, layer 2) imports core/sim/loop/kernel.ts (loop, layer 3)']);
   });
 });

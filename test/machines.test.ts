@@ -1,7 +1,7 @@
 /**
  * transition()-level tests of the machines in core/machines.
  * The machines are pure: each event gives a next snapshot and the effects to run, as
- * action objects `{ type, params }`. These tests feed events the way core/sim/kernel.ts
+ * action objects `{ type, params }`. These tests feed events the way core/sim/loop/kernel.ts
  * builds them (`replicaFacts`, `leaderFacts`, `onResponse`) and check the effects asked
  * for, never executing them. Expected behaviour: docs/protocol.md §3, §4, §5 and §9.
  */
@@ -97,7 +97,7 @@ function stateOf(s: AnyMachineSnapshot): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// Follower fetcher: events as core/sim/kernel.ts builds them
+// Follower fetcher: events as core/sim/loop/kernel.ts builds them
 
 type FEv = FollowerFetcherEvent;
 
@@ -741,7 +741,7 @@ describe('followerFetcherMachine', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// Leader partition: events as core/sim/kernel.ts builds them (leaderFacts + the request body)
+// Leader partition: events as core/sim/loop/kernel.ts builds them (leaderFacts + the request body)
 
 type LEv = LeaderPartitionEvent;
 
@@ -995,7 +995,7 @@ describe('leaderPartitionMachine', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// Remote log manager: events as core/sim/kernel.ts builds them (rlmTaskEvent, rlmFacts, onStoreDone)
+// Remote log manager: events as core/sim/loop/kernel.ts builds them (rlmTaskEvent, rlmFacts, onStoreDone)
 
 type REv = RemoteLogManagerEvent;
 

@@ -26,17 +26,17 @@ function layoutBlock(): string[] {
   return readme.slice(readme.indexOf('\n', open) + 1, close).split('\n');
 }
 
-/** The folders the block names: a top-level `name/` at the line start, its children indented under it. */
+/** The folders the block names: a top-level `name/` at the line start, each child indented deeper under its parent. */
 function namedFolders(lines: string[]): string[] {
   const out: string[] = [];
-  let parent = '';
+  const parents: Array<{ indent: number; name: string }> = [];
   for (const line of lines) {
     const m = /^( *)(\.?[a-z0-9-]+)\//.exec(line);
     if (m === null) continue;
-    if (m[1].length === 0) {
-      parent = m[2];
-      out.push(parent);
-    } else out.push(`${parent}/${m[2]}`);
+    const indent = m[1].length;
+    while (parents.length > 0 && parents[parents.length - 1].indent >= indent) parents.pop();
+    parents.push({ indent, name: m[2] });
+    out.push(parents.map((p) => p.name).join('/'));
   }
   return out;
 }
@@ -49,9 +49,13 @@ describe("the README's layout", () => {
     expect(named.filter((f) => !existsSync(join(ROOT, f)) || !statSync(join(ROOT, f)).isDirectory())).toEqual([]);
   });
 
-  it('names every top-level folder of the repository, and every folder of core/, src/ and web/', () => {
+  it('reads a folder indented under a child as a grandchild', () => {
+    expect(namedFolders(['core/  x', '  sim/  y', '    loop/ z', '              continued', '  util/ w', 'web/'])).toEqual(['core', 'core/sim', 'core/sim/loop', 'core/util', 'web']);
+  });
+
+  it('names every top-level folder of the repository, and every folder of core/, core/sim/, src/ and web/', () => {
     const top = readdirSync(ROOT).filter((f) => statSync(join(ROOT, f)).isDirectory() && !GENERATED.has(f));
-    const inner = ['core', 'src', 'web'].flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => statSync(join(ROOT, d, f)).isDirectory()).map((f) => `${d}/${f}`));
+    const inner = ['core', 'core/sim', 'src', 'web'].flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => statSync(join(ROOT, d, f)).isDirectory()).map((f) => `${d}/${f}`));
     expect([...top, ...inner].filter((f) => !named.includes(f))).toEqual([]);
   });
 });

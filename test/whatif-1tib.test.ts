@@ -1,6 +1,6 @@
 /**
  * Issue 28, part 5: real sizes. The initial log is laid out by rule (core/domain/batch.ts
- * BatchRun, core/sim/setup.ts initialRuns): the same batches, index and stored objects as
+ * BatchRun, core/sim/loop/setup.ts initialRuns): the same batches, index and stored objects as
  * the batches listed one by one, without holding them; the 1 TiB what-if
  * (bench/whatif-1tib.yaml) loads and runs with bounded memory; followersInSync. Nothing here
  * depends on wall-clock speed (bench/run.ts --only whatif-1tib times it).

@@ -3,7 +3,7 @@
  * scenario's nondeterministic choices within the bounds, instead of one.
  *
  * A state is a kernel checkpoint between two steps. Its successors:
- * - one step, for every answer to the step's choice points (core/sim/choices.ts): which due
+ * - one step, for every answer to the step's choice points (core/sim/loop/choices.ts): which due
  *   event runs first (`order`), whether a message between brokers arrives late (`delay`,
  *   at most `delays` per path), whether the store fails a request (`storeFault`, at most
  *   `storeFaults` per path);

@@ -340,7 +340,7 @@ export interface ModelKnobs {
   walPutBytesPerMs: number;
   /**
    * Each broker's network interface, bytes per second each way (out and in apart), shared
-   * max-min fairly by the transfers on it (core/sim/bandwidth.ts); 0 for no limit.
+   * max-min fairly by the transfers on it (core/sim/world/bandwidth.ts); 0 for no limit.
    */
   brokerNetworkBytesPerSec: number;
   /** Download throughput of one GET from the tiered store, bytes per millisecond (adds to the GET latency). */

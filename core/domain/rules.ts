@@ -121,7 +121,7 @@ export type KernelRule =
   | 'walObjectPastLocalRetention'
   | QuotaRule;
 
-/** KIP-73 replication throttles, KIP-956 remote quotas and the remote log reader pool (core/sim/quotas.ts). */
+/** KIP-73 replication throttles, KIP-956 remote quotas and the remote log reader pool (core/sim/world/quotas.ts). */
 export type QuotaRule =
   | 'leaderThrottled'
   | 'followerThrottled'

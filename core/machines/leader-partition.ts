@@ -181,7 +181,7 @@ function isDiverging(e: Ev<'fetch.received'>): boolean {
 
 /**
  * The effects the leader declares: named, with typed params, executed by the kernel
- * (core/sim/effects.ts). The actions below that enqueue them are bound to this setup, so
+ * (core/sim/loop/effects.ts). The actions below that enqueue them are bound to this setup, so
  * what they enqueue is typed against it (XState's setup().enqueueActions).
  */
 const effects = {

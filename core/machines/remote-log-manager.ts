@@ -98,7 +98,7 @@ function retentionLogStart(expired: RlmFacts['remoteExpired']): number {
 
 /**
  * The effects the remote log manager declares: named, with typed params, executed by the
- * kernel (core/sim/effects.ts). The actions below that enqueue them are bound to this setup,
+ * kernel (core/sim/loop/effects.ts). The actions below that enqueue them are bound to this setup,
  * so what they enqueue is typed against it (XState's setup().enqueueActions).
  */
 const effects = {

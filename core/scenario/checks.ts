@@ -233,7 +233,7 @@ function isWholeMicrosecond(v: number): boolean {
 
 /**
  * A simulated time in ms, whole or to the microsecond: the end of a transfer falls within a
- * millisecond (core/sim/bandwidth.ts), and a fault the exhaustive checker places at that
+ * millisecond (core/sim/world/bandwidth.ts), and a fault the exhaustive checker places at that
  * instant is saved with it (e.g. `at: 131.041`), so a saved path replays from its file.
  */
 export function timeC(r: IntRange): Checker<number> {

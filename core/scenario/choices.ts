@@ -1,6 +1,6 @@
 /**
  * The `choices` of a scenario: answers pinned at the kernel's choice points
- * (core/sim/choices.ts; docs/scenario-format.md, "Pinned choices"). The exhaustive checker
+ * (core/sim/loop/choices.ts; docs/scenario-format.md, "Pinned choices"). The exhaustive checker
  * writes them into the counterexamples it saves; a person may edit them too.
  */
 import { MAX_TIMELINE_ENTRIES, Problems, checkKeys, expectArray, expectMap, indexPath, intC, keyPath, list, oneOfC, opt, req, stringC } from './checks.js';

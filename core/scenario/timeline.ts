@@ -82,7 +82,7 @@ export interface ActionContext {
  * The context of the actions recorded on a validated scenario (the page's): the cluster as
  * the scenario leaves it, its addBroker events included, so that an action may name any
  * broker the scenario adds (one that is not there yet when the action applies is told as
- * ignored, core/sim/controller.ts) and a new broker takes the id after theirs.
+ * ignored, core/sim/world/controller.ts) and a new broker takes the id after theirs.
  */
 export function actionContext(s: Scenario): ActionContext {
   const added = s.timeline.filter((e) => e.action.kind === 'addBroker').length;

@@ -76,7 +76,7 @@ export interface TimelineEvent {
   action: TimelineAction;
 }
 
-/** The kinds of the kernel's choice points (core/sim/choices.ts). */
+/** The kinds of the kernel's choice points (core/sim/loop/choices.ts). */
 export const CHOICE_KINDS = ['order', 'delay', 'storeFault'] as const;
 export type ChoiceKind = (typeof CHOICE_KINDS)[number];
 

@@ -52,7 +52,7 @@ export interface ReplicaView extends ReplicaJson {
 
 /**
  * A replica's bytes in flight at the view's moment (`nowMs`), for this partition only. The
- * network's (core/sim/bandwidth.ts, docs/protocol.md §10) come from the transfers in
+ * network's (core/sim/world/bandwidth.ts, docs/protocol.md §10) come from the transfers in
  * flight; the object stores' from the GETs whose answer is queued. Empty (nulls and `[]`)
  * when nothing is on its way, and always on a broker that is down.
  */
@@ -93,7 +93,7 @@ export interface NetFlowView {
 /**
  * A replica's GETs in flight from one object store. A GET's modelled time is its first-byte
  * latency (with any jitter and extra latency) and then its range at the store's per-request
- * throughput in whole ms (core/sim/store.ts `getBytesMs`): its bytes are taken to arrive
+ * throughput in whole ms (core/sim/world/store.ts `getBytesMs`): its bytes are taken to arrive
  * evenly over those last ms before its answer, and none before. A whole-object GET (the
  * auxiliary state's checkpoint and snapshot) counts its first byte only: its bytes arrive
  * with the answer. With `latency: measured` a real store's time replaces the model's; the
@@ -198,7 +198,7 @@ export interface MetricsView {
   costUsd: CostUsd;
 }
 
-/** Each broker's network interface at this moment (core/sim/bandwidth.ts): transfers, bytes still to send, bytes per second. */
+/** Each broker's network interface at this moment (core/sim/world/bandwidth.ts): transfers, bytes still to send, bytes per second. */
 export interface NetworkView {
   /** The interface's capacity each way, bytes per second (0: no limit). */
   bytesPerSec: number;

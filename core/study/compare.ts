@@ -101,7 +101,7 @@ export interface CompareResult {
   scenario: string;
   seed: number;
   modes: CompareRow[];
-  /** What the times and bytes assumed of the network and the stores (core/sim/bandwidth.ts, describeNetwork). */
+  /** What the times and bytes assumed of the network and the stores (core/sim/world/bandwidth.ts, describeNetwork). */
   assumed?: string;
   /** Only when the scenario's sizes are scaled (internal.segment.bytes; core/scenario/scaled.ts): why. */
   sizesScaledReason?: string;

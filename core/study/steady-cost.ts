@@ -101,7 +101,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
     const fetchBytes = sum(classicParts.map((p) => p.rate * MONTH_S * crossing(p)));
     const copies = classicParts.length === 0 ? 0 : sum(classicParts.map((p) => p.rate * crossing(p))) / sum(classicParts.map((p) => p.rate));
     const placement = describePlacement(classicParts.length > 0 ? classicParts : parts, zone);
-    // KIP-1176: the WAL metadata records (core/sim/wal.ts walPublish), one per chunk: writer ->
+    // KIP-1176: the WAL metadata records (core/sim/world/wal.ts walPublish), one per chunk: writer ->
     // metadata leader (the lowest live broker id), the leader -> its other replicas (the
     // lowest ids, RF up to 3), the leader -> each follower of the chunk's partition.
     const metaLeader = 0;

@@ -90,7 +90,7 @@ export interface SteadyOptions {
 export const MONTH_S = MS_PER_MONTH / 1000;
 /** How the warning of a scenario without a steady state begins. */
 export const NO_STEADY_STATE = 'No steady state:';
-/** The objects a segment upload writes (core/sim/tiering.ts segmentObjects): .log, .index, leader-epoch checkpoint, producer snapshot. */
+/** The objects a segment upload writes (core/sim/world/tiering.ts segmentObjects): .log, .index, leader-epoch checkpoint, producer snapshot. */
 export const OBJECTS_PER_SEGMENT = 4;
 /** How many segments the packing of batches is replayed for, and the most batches it packs. */
 export const PACK_SEGMENTS = 8;
@@ -192,7 +192,7 @@ export class Resolved {
       this.topics[t.name] = c;
     });
     for (const k of Object.keys(s.config)) this.setBy.set(`broker|${k}`, `config.${k}`);
-    // setConfig as the kernel applies it (core/sim/controller.ts): a topic's, or the broker's and every topic's.
+    // setConfig as the kernel applies it (core/sim/world/controller.ts): a topic's, or the broker's and every topic's.
     s.timeline.forEach((e, i) => {
       if (e.action.kind !== 'setConfig') return;
       const { topic, values } = e.action;
@@ -352,7 +352,7 @@ export function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
 }
 
 /**
- * How the producer's batches fill a segment, by the model's rule (core/sim/clients.ts
+ * How the producer's batches fill a segment, by the model's rule (core/sim/world/clients.ts
  * appendAsLeader: each produce is cut into batches by planBatches; core/domain/partition-log.ts
  * appendBatch: the active segment rolls before a batch that would take it past the segment
  * size, or once segment.ms has passed since its first batch). The streams' arrivals are

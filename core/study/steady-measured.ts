@@ -9,7 +9,7 @@ import { usdRound } from './steady-flows.js';
 
 
 /**
- * The same lines measured in a run: its counters (core/sim/costs.ts) over `endMs` of
+ * The same lines measured in a run: its counters (core/sim/state/costs.ts) over `endMs` of
  * simulated time, scaled to a month at the same rate (today's extrapolation, line by line),
  * and each store's bytes held averaged over the run. The cross-check of the steady state:
  * lines that a run reaches quickly (traffic, requests) agree once it is long enough; storage

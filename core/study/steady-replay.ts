@@ -2,8 +2,8 @@
  * The two rules of the steady-state cost (core/study/steady-cost.ts) that are processes, not
  * formulas, replayed in plain arithmetic: the KIP-1176 WAL combiner's flush rule (objects a
  * second, bytes an object) and the remote log manager's copy, retention and expiry loop (what
- * the tiered store holds and deletes). Pure; the model's own rules are in core/sim/wal.ts and
- * core/sim/tiering.ts.
+ * the tiered store holds and deletes). Pure; the model's own rules are in core/sim/world/wal.ts and
+ * core/sim/world/tiering.ts.
  */
 import { MS_PER_MONTH } from '../domain/prices.js';
 
@@ -38,7 +38,7 @@ function gcd(a: number, b: number): number {
  * partitions' produce arrivals: idle until bytes are appended; then an object is PUT
  * wal.combine.interval.ms later, or at once when the pending bytes reach
  * wal.combine.max.bytes; one PUT at a time (its latency: model.walPutLatencyMs +
- * bytes / model.walPutBytesPerMs, core/sim/store.ts); appends during a PUT wait for the
+ * bytes / model.walPutBytesPerMs, core/sim/world/store.ts); appends during a PUT wait for the
  * next object, flushed at once when they are full, else after another interval. Events at
  * one time go in the order they were scheduled, as in the kernel's queue.
  */

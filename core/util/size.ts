@@ -4,7 +4,7 @@
  * (kB, MB, GB, TB), binary ones powers of 1024 (KiB, MiB, GiB, TiB), as IEC 80000-13 and
  * Kafka's own docs use them (`segment.bytes` 1073741824 is 1 GiB); a plain number is bytes.
  * A rate is a size per second (`10MB/s`). Pure: no I/O, nothing thrown; the caller names the
- * flag. Printing goes through core/util/format.ts (formatBytes) and core/sim/bandwidth.ts
+ * flag. Printing goes through core/util/format.ts (formatBytes) and core/sim/world/bandwidth.ts
  * (formatRate), the formatters every output uses.
  */
 

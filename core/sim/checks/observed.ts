@@ -2,7 +2,7 @@
  * What the subsystems tell the kernel's checkers, and what the checkers keep. The subsystems
  * (network, tiering, replica-log) never call a check: at each change an invariant is about,
  * they report it through one hook, `Sim.observe(change)`; the kernel hands it to the
- * checkers (core/sim/invariants.ts `checkChange`), records what they find, and keeps their
+ * checkers (core/sim/checks/invariants.ts `checkChange`), records what they find, and keeps their
  * bookkeeping (`CheckCache`) as plain data in the state. Only types live here, so the state,
  * the subsystems and the checkers can all name them without importing each other.
  */
@@ -56,7 +56,7 @@ export interface CheckCache {
 
 /**
  * What the wire checks read of a message as it is sent (the kernel's RequestMessage and
- * ResponseMessage, core/sim/state.ts, are such; named by shape here so that the state, which
+ * ResponseMessage, core/sim/state/state.ts, are such; named by shape here so that the state, which
  * holds this file's types, is not imported back).
  */
 export interface SentMessage {
@@ -68,18 +68,18 @@ export interface SentMessage {
 
 /** A change the checkers look at, reported by the subsystem that makes it, at the moment it makes it. */
 export type Change =
-  /** A follower appended a batch (core/sim/replica-log.ts): checked against the leader's batch at those offsets. */
+  /** A follower appended a batch (core/sim/world/replica-log.ts): checked against the leader's batch at those offsets. */
   | { kind: 'followerAppend'; key: string; broker: number; batch: RecordBatch }
   /**
-   * Local retention is about to delete a replica's oldest segment (core/sim/tiering.ts), with
+   * Local retention is about to delete a replica's oldest segment (core/sim/world/tiering.ts), with
    * the Log-Start-Offset it goes by (its own or its leader's) and whether uploads are required.
    */
   | { kind: 'localSegmentDelete'; key: string; broker: number; segment: { baseOffset: number; endOffset: number }; logStartOffset: number; uploadsRequired: boolean }
-  /** A remote segment's metadata is written (core/sim/tiering.ts). */
+  /** A remote segment's metadata is written (core/sim/world/tiering.ts). */
   | { kind: 'remoteSegmentAdded'; key: string; segmentId: string }
   /** A remote segment's state is set, possibly to the one it has (an idempotent re-publish). */
   | { kind: 'remoteSegmentState'; key: string; segmentId: string; from: RemoteSegmentState; to: RemoteSegmentState }
-  /** A request leaves its sender (core/sim/network.ts). */
+  /** A request leaves its sender (core/sim/world/network.ts). */
   | { kind: 'requestSent'; msg: SentMessage }
-  /** An answer leaves the broker that answers (core/sim/network.ts). */
+  /** An answer leaves the broker that answers (core/sim/world/network.ts). */
   | { kind: 'responseSent'; msg: SentMessage };

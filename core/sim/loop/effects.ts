@@ -1,7 +1,7 @@
 /**
  * The effect interpreter: what each effect a machine declares in its `setup()` does to the
  * cluster. One table per machine, typed from the machine's own declarations
- * (core/sim/machines.ts), so an effect without a handler fails to compile; each handler
+ * (core/sim/runtime/machines.ts), so an effect without a handler fails to compile; each handler
  * names every parameter it is sent in its destructuring, so a parameter the kernel would
  * ignore is caught too: test/effect-params.test.ts reads this file with the TypeScript
  * checker and compares each handler's names with its effect's declared params. (The check
@@ -217,7 +217,7 @@ const walReplica: Handlers<'walReplica'> = {
   },
 };
 
-/** A follower's Fetch goes out, unless KIP-73's follower throttle leaves it out (core/sim/quotas.ts). */
+/** A follower's Fetch goes out, unless KIP-73's follower throttle leaves it out (core/sim/world/quotas.ts). */
 function sendFollowerFetch(s: Sim, w: Extract<QuotaWait, { wait: 'followerFetch' }>): void {
   if (followerThrottleWaits(s, w)) return;
   sendRequest(s, w.broker, w.key, 'Fetch', w.requestId, {
@@ -232,7 +232,7 @@ function sendFollowerFetch(s: Sim, w: Extract<QuotaWait, { wait: 'followerFetch'
   });
 }
 
-/** A segment copy starts, unless KIP-956's copy quota makes the task wait (core/sim/quotas.ts). */
+/** A segment copy starts, unless KIP-956's copy quota makes the task wait (core/sim/world/quotas.ts). */
 function startSegmentCopy(s: Sim, w: Extract<QuotaWait, { wait: 'copy' }>): void {
   const seg = replica(s.state, w.key, w.broker).log.segments.find((x) => x.baseOffset === w.baseOffset && x.endOffset === w.endOffset);
   if (copyQuotaWaits(s, w, seg?.bytes ?? 0)) return;

@@ -2,17 +2,19 @@
  * The deterministic kernel: simulated time in integer milliseconds and an event queue
  * ordered by (time, sequence). It is the loop only: it pops an event, hands it to the
  * handler of its kind, steps the machines the handlers deliver to (pure XState machines,
- * core/sim/machines.ts), executes the effects they ask for through the interpreter
- * (core/sim/effects.ts), and checks the invariants of what the step touched. The cluster's
- * behaviour lives in the subsystems, each a module of functions of a `Sim`
- * (core/sim/context.ts): network, store, tiering, replica-log, clients, controller, wal.
+ * core/sim/runtime/machines.ts), executes the effects they ask for through the interpreter
+ * (core/sim/loop/effects.ts), and checks the invariants of what the step touched. The
+ * cluster's behaviour lives in the subsystems of core/sim/world/, each a module of functions
+ * of a `Sim` (core/sim/state/context.ts): network, store, tiering, replica-log, clients,
+ * controller, wal. The subfolders of core/sim/ are layers (README, "The kernel"): loop/
+ * imports world/, which imports state/, which imports runtime/ and checks/; never upwards.
  *
  * A run is a pure function of (scenario, seed, user actions); `checkpoint()` returns plain
  * data from which `Kernel.restore()` continues with the same trace.
  *
  * Leaves out: the controller's quorum (elections are immediate and clean), fetch
  * sessions, client quotas, transactions, compaction. (Replication throttles, the remote
- * copy and fetch quotas and the remote reader pool are core/sim/quotas.ts.)
+ * copy and fetch quotas and the remote reader pool are core/sim/world/quotas.ts.)
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import { logEndOffset } from '../../domain/partition-log.js';
@@ -83,7 +85,7 @@ export interface KernelOptions {
    */
   checkEveryPartition?: boolean;
   /**
-   * Answers the kernel's choice points (core/sim/choices.ts). Absent: the scenario's pinned
+   * Answers the kernel's choice points (core/sim/loop/choices.ts). Absent: the scenario's pinned
    * `choices` if it has any, else none (every point takes its default, and is not even asked).
    */
   chooser?: Chooser;
@@ -426,7 +428,7 @@ export class Kernel implements Sim {
 
   /** Every trace entry goes through here: kept in `trace` (unless `keepTrace` is false) and streamed to `onTrace`. */
   emit(e: TraceEntry): void {
-    // Trace times are whole ms (the end of a transfer may fall within one: core/sim/bandwidth.ts).
+    // Trace times are whole ms (the end of a transfer may fall within one: core/sim/world/bandwidth.ts).
     if (!Number.isInteger(e.atMs)) e.atMs = wholeMs(e.atMs);
     if (this.keepTrace) this.trace.push(e);
     if (this.traceSink !== null) this.traceSink(e);

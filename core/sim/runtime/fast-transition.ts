@@ -34,7 +34,7 @@
  * steps): `machine.implementations` for named guards and actions; a state node's
  * `transitions` map, `always`, `entry`, `exit`, `initial`, `parent`, `type` and `tags`;
  * `and`/`or`/`not`'s `check` and `guards`; `assign`'s `assignment`; `enqueueActions`'
- * `collect`; the snapshot's fields (core/sim/statechart.ts reads the nodes). An XState
+ * `collect`; the snapshot's fields (core/sim/runtime/statechart.ts reads the nodes). An XState
  * upgrade that changed one of these would change the traces, and
  * test/performance-equivalence.test.ts compares every bundled scenario, forty seeded fault
  * schedules and every conformance case both ways, trace for trace, so it fails loudly.
@@ -455,7 +455,7 @@ function fallBack(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event:
 
 /**
  * The next snapshot and the effects of `event`, as XState's `transition()` gives them
- * (core/sim/pure-transition.ts), computed as described above.
+ * (core/sim/runtime/pure-transition.ts), computed as described above.
  */
 export function fastTransition(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: { type: string }): [AnyMachineSnapshot, unknown[]] {
   if (snapshot.status !== 'active') return fallBack(machine, snapshot, event, `status ${snapshot.status}`);

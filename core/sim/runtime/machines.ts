@@ -1,9 +1,9 @@
 /**
  * The model's machines as the kernel runs them: their names, how one is stepped (XState's
- * pure transition, or the same transition computed by core/sim/fast-transition.ts), and the
+ * pure transition, or the same transition computed by core/sim/runtime/fast-transition.ts), and the
  * types that join machine and kernel: the events each machine takes and the effects it
  * declares in its `setup()`. The effect types are read off the machine definitions, so
- * a declared effect the kernel does not interpret fails to compile (core/sim/effects.ts),
+ * a declared effect the kernel does not interpret fails to compile (core/sim/loop/effects.ts),
  * and a parameter it does not read fails test/effect-params.test.ts.
  */
 import type { AnyMachineSnapshot, StateMachine } from 'xstate';
@@ -65,12 +65,12 @@ export type EffectParams<N extends MachineName, T extends EffectType<N>> = Extra
 /** One machine step: the next snapshot and the actions it asks for. */
 export type MachineStep = (name: MachineName, snapshot: AnyMachineSnapshot, event: { type: string }) => [AnyMachineSnapshot, unknown[]];
 
-/** XState's pure `transition()` of the named machine (core/sim/pure-transition.ts): the reference. */
+/** XState's pure `transition()` of the named machine (core/sim/runtime/pure-transition.ts): the reference. */
 export const xstateStep: MachineStep = (name, snapshot, event) => pureTransition(MACHINES[name] as never, snapshot as never, event) as [AnyMachineSnapshot, unknown[]];
 
 /**
  * The kernel's default machine step: the same transition as `xstateStep`, computed from
- * the same machine definitions without XState's per-call cost (core/sim/fast-transition.ts;
+ * the same machine definitions without XState's per-call cost (core/sim/runtime/fast-transition.ts;
  * the tests compare the two on every machine).
  */
 export const fastStep: MachineStep = (name, snapshot, event) => fastTransition(MACHINES[name], snapshot, event);

@@ -1,5 +1,5 @@
 /**
- * The structure of an XState machine as the fast step reads it (core/sim/fast-transition.ts):
+ * The structure of an XState machine as the fast step reads it (core/sim/runtime/fast-transition.ts):
  * its state nodes and transitions, the configuration an active leaf stands for, the
  * transitions an event may take from a node (XState's getCandidates), and the states a
  * transition exits and enters from a leaf (SCXML's exit and entry sets, as XState's

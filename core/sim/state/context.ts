@@ -1,6 +1,6 @@
 /**
  * What every subsystem of the kernel works with: the state, the clock and queue, the trace,
- * and the machines. The kernel (core/sim/kernel.ts) is the one implementation; the
+ * and the machines. The kernel (core/sim/loop/kernel.ts) is the one implementation; the
  * subsystems (network, store, tiering, clients, controller, wal) are plain functions of a
  * `Sim`, so they import this interface and never the kernel, in the way a simulator keeps
  * its network, storage and checkers apart from the loop that joins them.
@@ -41,11 +41,11 @@ export interface Sim {
   touchAll(): void;
   /**
    * The one hook of the checkers: a subsystem reports a change an invariant is about, at the
-   * moment it makes it (core/sim/observed.ts); the kernel checks it and records what fails.
+   * moment it makes it (core/sim/checks/observed.ts); the kernel checks it and records what fails.
    */
   observe(change: Change): void;
   /**
-   * The answer to a choice point (core/sim/choices.ts): 0, the default, unless the run has
+   * The answer to a choice point (core/sim/loop/choices.ts): 0, the default, unless the run has
    * a chooser (the exhaustive checker's, or pinned choices). `what` is only called then.
    */
   choose(kind: 'delay' | 'storeFault', what: () => string): number;

@@ -1,7 +1,7 @@
 /**
  * The kernel's state: plain data (JSON values only), so a checkpoint is a copy of it and a
  * run continues from that copy with the same trace. Every subsystem reads and writes this
- * state through its `Sim` context (core/sim/context.ts); nothing here runs.
+ * state through its `Sim` context (core/sim/state/context.ts); nothing here runs.
  */
 import type { Rule } from '../../domain/rules.js';
 import type { TimelineAction } from '../../scenario/types.js';
@@ -229,7 +229,7 @@ export function purposeOf(c: StoreCompletion): string {
 }
 
 /**
- * Quotas (core/sim/quotas.ts): KIP-73's replication throttles, KIP-956's remote copy and
+ * Quotas (core/sim/world/quotas.ts): KIP-73's replication throttles, KIP-956's remote copy and
  * fetch quotas, and each broker's remote log reader pool. In-memory in Kafka: a crash
  * forgets a broker's part.
  */
@@ -257,7 +257,7 @@ export type QuotaWait =
 /** Machines woken by a timer the kernel keeps for them. */
 export type TimedMachine = 'fetcher' | 'rlm' | 'walCombiner' | 'walReplica';
 
-/** Everything the kernel's queue holds; `core/sim/kernel.ts` maps each kind to its handler. */
+/** Everything the kernel's queue holds; `core/sim/loop/kernel.ts` maps each kind to its handler. */
 export type KernelEvent =
   | { kind: 'timeline'; index: number }
   /** A fault the exhaustive checker adds (core/check/exhaustive.ts); it runs as a timeline event. */
@@ -274,7 +274,7 @@ export type KernelEvent =
   | { kind: 'consumerFetch'; consumerId: number }
   | { kind: 'rlmStep'; broker: number; key: string; requestId: number }
   | { kind: 'isrCheck'; broker: number; key: string; timerId: number }
-  /** A transfer's last byte left its sender (core/sim/bandwidth.ts). */
+  /** A transfer's last byte left its sender (core/sim/world/bandwidth.ts). */
   | { kind: 'transferDone'; transferId: number }
   | { kind: 'quotaWait'; what: QuotaWait };
 
@@ -330,11 +330,11 @@ export interface Metrics {
   bytesFetchedByFollowers: number;
   produced: { records: number; bytes: number };
   wal: WalMetrics;
-  /** Bytes that crossed between zones (core/sim/costs.ts). */
+  /** Bytes that crossed between zones (core/sim/state/costs.ts). */
   crossZoneBytes: CrossZoneBytes;
   /** Requests billed by each object store, and the bytes they moved. */
   objectStore: Record<StoreName, StoreCounters>;
-  /** Only with `model.jitter`: the latencies jittered and the milliseconds drawn (core/sim/jitter.ts). */
+  /** Only with `model.jitter`: the latencies jittered and the milliseconds drawn (core/sim/world/jitter.ts). */
   jitter?: JitterMetrics;
   [name: string]: unknown;
 }
@@ -363,9 +363,9 @@ export interface KernelState {
   /** Object-store requests issued together (a copy's PUTs, a delete's DELETEs), by broker|partition|requestId. */
   storeGroups: Record<string, { kind: 'copy' | 'delete'; segmentId: string; remaining: number; ok: boolean; error: string | null }>;
   nextSegmentSeq: number;
-  /** What the invariants remember between steps (core/sim/invariants.ts owns it). */
+  /** What the invariants remember between steps (core/sim/checks/invariants.ts owns it). */
   watch: InvariantWatch;
-  /** The checkers' bookkeeping (core/sim/observed.ts): checkpointed, left out of the state key. */
+  /** The checkers' bookkeeping (core/sim/checks/observed.ts): checkpointed, left out of the state key. */
   checkCache: CheckCache;
   /** Produce latencies (ms) by acks, one round trip from the client's zone (`model.clientZone`) included. */
   produceLatencies: { acks0: number[]; acks1: number[]; acksAll: number[] };
@@ -377,7 +377,7 @@ export interface KernelState {
    * restart keeps it; Kafka drops entries when a partition is deleted, never on retention.
    */
   remoteIndexCache: Record<string, Record<string, true>>;
-  /** KIP-73 and KIP-956 quotas and the remote log reader pools (core/sim/quotas.ts). */
+  /** KIP-73 and KIP-956 quotas and the remote log reader pools (core/sim/world/quotas.ts). */
   quotas: QuotaState;
   violations: Violation[];
   violationKeys: Record<string, true>;
@@ -385,9 +385,9 @@ export interface KernelState {
   wal: WalState;
   /** The prices of this run: defaults and the scenario's `prices` (core/domain/prices.ts). */
   prices: Prices;
-  /** Billable transfer and stored bytes over time, for the cost (core/sim/costs.ts). */
+  /** Billable transfer and stored bytes over time, for the cost (core/sim/state/costs.ts). */
   usage: Usage;
-  /** Transfers in flight on the brokers' network interfaces (core/sim/bandwidth.ts). */
+  /** Transfers in flight on the brokers' network interfaces (core/sim/world/bandwidth.ts). */
   net: NetState;
   /** Per replica (partition key, then broker): when it was added, joined the ISR, and the bytes it pulled. */
   replicaStats: Record<string, Record<string, ReplicaStats>>;
@@ -414,7 +414,7 @@ export interface Transfer {
   startedMs: number;
 }
 
-/** The network's state (core/sim/bandwidth.ts): transfers in flight, in start order. */
+/** The network's state (core/sim/world/bandwidth.ts): transfers in flight, in start order. */
 export interface NetState {
   transfers: Transfer[];
   nextTransferId: number;

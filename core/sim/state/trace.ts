@@ -74,7 +74,7 @@ export type TraceEntry = RequestEntry | ResponseEntry | ObjectStoreEntry | StepE
 /**
  * A simulated time as the trace and every output give it: whole milliseconds, rounded down.
  * The clock itself may stand within a millisecond (a transfer ends at a whole microsecond:
- * core/sim/bandwidth.ts), so entries of one millisecond keep their order.
+ * core/sim/world/bandwidth.ts), so entries of one millisecond keep their order.
  */
 export function wholeMs(t: number): number {
   return Math.floor(t);

@@ -22,7 +22,7 @@
  *
  * Not modelled: produce traffic (a producer's batches reach the leader's log at once; their
  * bytes are not on the leader's "in"), a broker's traffic to the object stores (a store
- * request has its own per-request throughput, core/sim/store.ts), TCP slow start and
+ * request has its own per-request throughput, core/sim/world/store.ts), TCP slow start and
  * per-connection windows.
  */
 import type { ModelKnobs } from '../../domain/config.js';
@@ -52,7 +52,7 @@ function toMicros(ms: number, floorMs: number): number {
 
 /**
  * Sends a message of `bytes`: it arrives `afterMs` after its last byte left. Called where a
- * message is scheduled (core/sim/network.ts, core/sim/clients.ts), once per message.
+ * message is scheduled (core/sim/world/network.ts, core/sim/world/clients.ts), once per message.
  */
 export function transmit(s: Sim, msg: Message, bytes: number, afterMs: number): void {
   const state = s.state;

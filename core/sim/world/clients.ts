@@ -115,7 +115,7 @@ export function completeAcks(s: Sim, key: string): void {
   for (const a of part.pendingAcks) (a.lastOffset < hw ? done : rest).push(a);
   part.pendingAcks = rest;
   for (const a of done) {
-    // Whole ms (a transfer's end may fall within a millisecond: core/sim/bandwidth.ts).
+    // Whole ms (a transfer's end may fall within a millisecond: core/sim/world/bandwidth.ts).
     const latency = Math.round(state.nowMs - a.sentMs) + producerRoundTripMs(s, part.leader, key);
     state.produceLatencies.acksAll.push(latency);
     s.emit({ atMs: state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: latency });
@@ -188,7 +188,7 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>, resumed = false
   if (offset < log.logStartOffset || offset > logEndOffset(log)) return reply(s, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'consumerOutOfRange' }, broker);
   if (offset < log.localLogStartOffset && tiered(s.state, msg.key)) {
     // ReplicaManager.handleOffsetOutOfRangeError: KIP-956's fetch quota, then
-    // RemoteLogManager.asyncRead on the remote log reader pool (core/sim/quotas.ts).
+    // RemoteLogManager.asyncRead on the remote log reader pool (core/sim/world/quotas.ts).
     if (!holdsRemoteReader(s.state, broker, msg.msgId)) {
       if (remoteFetchThrottled(s, broker, msg)) return;
       const slot = acquireRemoteReader(s, broker, msg);

@@ -43,7 +43,7 @@ export function sendRequest<A extends keyof RequestBodies>(s: Sim, broker: numbe
 }
 
 /**
- * A message between two brokers may arrive late (a `delay` choice point, core/sim/choices.ts):
+ * A message between two brokers may arrive late (a `delay` choice point, core/sim/loop/choices.ts):
  * 0 on a normal run.
  */
 function lateBy(s: Sim, msg: RequestMessage | ResponseMessage): number {
@@ -143,7 +143,7 @@ export function onFollowerRequestAtLeader(s: Sim, msg: RequestMessage, how: 'req
         minIsr: facts.minIsr,
         lagTimeMaxMs: facts.lagTimeMaxMs,
         isrEligible: facts.isrEligible,
-        // KIP-73 (core/sim/quotas.ts): a throttled read waits in the purgatory.
+        // KIP-73 (core/sim/world/quotas.ts): a throttled read waits in the purgatory.
         leaderThrottled: how === 'request' && shouldLeaderThrottle(s, msg.key, leader, msg.source as number),
       });
       break;
@@ -205,7 +205,7 @@ export function respondFetch(
     const end = walFetchEnd(s, key, broker);
     if (batches[batches.length - 1].lastOffset >= end) batches = batches.filter((b) => b.lastOffset < end);
   }
-  // KIP-73's leader throttle (core/sim/quotas.ts).
+  // KIP-73's leader throttle (core/sim/world/quotas.ts).
   const throttle = p.rule === 'localRecords' ? leaderThrottle(s, key, broker, msg, batches, p.rule) : { batches, rule: p.rule };
   batches = throttle.batches;
   const body: ResponseBodies['Fetch'] = wal

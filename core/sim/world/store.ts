@@ -53,7 +53,7 @@ function modelStoreLatencyMs(req: ObjectStoreRequest, m: ModelKnobs, wal: boolea
 /** Issues an object-store request; the completion arrives after the modelled latency. */
 export function storeOp(s: Sim, broker: number, key: string, req: ObjectStoreRequest, requestId: number, completion: StoreCompletion): void {
   const up = s.state.storeAvailable[req.store];
-  // A `storeFault` choice point (core/sim/choices.ts): the store fails this one request.
+  // A `storeFault` choice point (core/sim/loop/choices.ts): the store fails this one request.
   const failed = up && s.choose('storeFault', () => `${req.op.toUpperCase()} ${req.store} ${'key' in req ? req.key : req.prefix}`) === 1;
   const available = up && !failed;
   const measured = s.latencyMode === 'measured' && available;
@@ -100,7 +100,7 @@ export function storeOp(s: Sim, broker: number, key: string, req: ObjectStoreReq
   s.pendingIo.push(pending.then(finish, (e: unknown) => finish({ ok: false, bytes: 0, error: (e as Error).message })));
 }
 
-/** Bills one object-store request with its final result (core/sim/costs.ts). */
+/** Bills one object-store request with its final result (core/sim/state/costs.ts). */
 function countStoreOp(s: Sim, req: ObjectStoreRequest, result: ObjectStoreResult, atMs: number): void {
   const key = 'key' in req ? req.key : req.prefix;
   const objectBytes = req.op === 'put' ? req.object.bytes : undefined;
