@@ -127,7 +127,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
           inputs: [
             { name: 'WAL metadata records a month (one per chunk)', value: chunks, unit: 'records', source: 'derived', from: "the combiner's rule replayed (see the fast store PUT line)" },
             r.modelInput('walMetadataRecordBytes', 'B'),
-            { name: 'hops across zones per record', value: hopsAvg, unit: 'hops', source: 'derived', from: `${placement}; __remote_wal_log_metadata led by broker ${metaLeader} (zone ${zone(metaLeader)}), replicas ${metaReplicas.join(', ')} (core/sim/wal.ts)` },
+            { name: 'hops across zones per record', value: hopsAvg, unit: 'hops', source: 'derived', from: `${placement}; __remote_wal_log_metadata led by broker ${metaLeader} (zone ${zone(metaLeader)}), replicas ${metaReplicas.join(', ')} (core/sim/world/wal.ts)` },
             czPrice,
             gbInput,
           ],
@@ -266,7 +266,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
         name: 'tiered store PUT',
         formula: `segments uploaded a month (produce rate × seconds in a month ÷ bytes in one rolled segment) × ${OBJECTS_PER_SEGMENT} objects each (.log, .index, leader-epoch checkpoint, producer snapshot) × PUT price ÷ 1000`,
         calc: `${fmtNum(segs)} segments × ${OBJECTS_PER_SEGMENT} × $${P.tieredPutUsdPer1000} ÷ 1000`,
-        inputs: [...rateInputs(uploading), monthInput, ...segInputs, ...fillInputs, { name: 'objects a segment upload writes', value: OBJECTS_PER_SEGMENT, unit: 'objects', source: 'model default', from: 'core/sim/tiering.ts segmentObjects (RLMCopyTask.copyLogSegment)' }, putPrice],
+        inputs: [...rateInputs(uploading), monthInput, ...segInputs, ...fillInputs, { name: 'objects a segment upload writes', value: OBJECTS_PER_SEGMENT, unit: 'objects', source: 'model default', from: 'core/sim/world/tiering.ts segmentObjects (RLMCopyTask.copyLogSegment)' }, putPrice],
         usd: (segs * OBJECTS_PER_SEGMENT * P.tieredPutUsdPer1000) / 1000,
       },
       segs * OBJECTS_PER_SEGMENT,
@@ -309,7 +309,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
         formula: 'segments uploaded a month × bytes of its objects above the free part of a request × upload price ÷ bytes in a GB + bytes retrieved (none) × retrieval price',
         calc: `${fmtNum(segs)} segments × (${avgObjects.map((b) => fmtNum(Math.max(0, b - free))).join(' + ')}) B × $${P.tieredUploadUsdPerGb} ÷ ${GIB} + 0 B × $${P.tieredRetrievalUsdPerGb}`,
         inputs: [
-          { name: 'objects of one segment', value: avgObjects.map((b) => fmtNum(b)).join(' + '), unit: 'B', source: 'derived', from: '.log (the segment), .index (8 B a batch), leader-epoch checkpoint, producer snapshot (one producer): core/sim/tiering.ts' },
+          { name: 'objects of one segment', value: avgObjects.map((b) => fmtNum(b)).join(' + '), unit: 'B', source: 'derived', from: '.log (the segment), .index (8 B a batch), leader-epoch checkpoint, producer snapshot (one producer): core/sim/world/tiering.ts' },
           r.priceInput('tieredFreeTransferPerRequestBytes', 'B'),
           r.priceInput('tieredUploadUsdPerGb', 'USD/GB'),
           r.priceInput('tieredRetrievalUsdPerGb', 'USD/GB'),
@@ -506,7 +506,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
         calc: `${fmtNum(walHeldBytes)} B × $${P.walStorageUsdPerGbMonth} ÷ ${GIB}`,
         inputs: [
           ...rateInputs(walParts),
-          { name: 'how long an object stays', value: walHoldMs ?? 0, unit: 'ms', source: 'derived', from: 'core/sim/wal.ts walObjectDeletable: tiered (Ry), below the log start, or past local retention' },
+          { name: 'how long an object stays', value: walHoldMs ?? 0, unit: 'ms', source: 'derived', from: 'core/sim/world/wal.ts walObjectDeletable: tiered (Ry), below the log start, or past local retention' },
           r.brokerInput('remote.log.manager.task.interval.ms', 'ms'),
           r.modelInput('tieredPutLatencyMs', 'ms'),
           r.modelInput('tieredPutBytesPerMs', 'B/ms'),
@@ -531,7 +531,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
     );
   }
   assumptions.push(
-    'Object-store requests carry no cross-zone fee in the model (core/sim/costs.ts counts cross-zone bytes only between brokers and clients); the model makes no LIST requests; request headers, retries, Kafka\'s __remote_log_metadata topic and the brokers\' instances are not priced.',
+    'Object-store requests carry no cross-zone fee in the model (core/sim/state/costs.ts counts cross-zone bytes only between brokers and clients); the model makes no LIST requests; request headers, retries, Kafka\'s __remote_log_metadata topic and the brokers\' instances are not priced.',
   );
 
   // Checks of the configuration against the rates.
