@@ -79,6 +79,9 @@ export function validateThrottledReplicas(name: string): (value: string) => stri
   };
 }
 
+const RACK_AWARE_SELECTOR_NAME = 'org.apache.kafka.common.replica.RackAwareReplicaSelector';
+const LEADER_SELECTOR_NAME = 'org.apache.kafka.common.replica.LeaderSelector';
+
 /** Broker configs (Kafka names), applied to every broker. */
 export const BROKER_CONFIGS = {
   'follower.fetch.last.tiered.offset.enable': {
@@ -117,6 +120,12 @@ export const BROKER_CONFIGS = {
   'remote.fetch.max.wait.ms': {
     kind: 'int', default: 500, min: 1,
     doc: "Milliseconds a consumer Fetch waits for its remote read (DelayedRemoteFetch); then it is answered without the remote partition's records.",
+  },
+  // KIP-392 (ReplicationConfigs REPLICA_SELECTOR_CLASS_CONFIG, default null, read at startup:
+  // ReplicaManager.createReplicaSelector). The model knows Kafka's two selectors.
+  'replica.selector.class': {
+    kind: 'string', default: '', oneOf: ['', LEADER_SELECTOR_NAME, RACK_AWARE_SELECTOR_NAME],
+    doc: "KIP-392: the class that picks the replica a consumer reads from: '' (Kafka's null) or LeaderSelector, the leader; RackAwareReplicaSelector, an in-sync replica in the consumer's client.rack (the leader when it is in that rack, else the most caught up).",
   },
   'replica.lag.time.max.ms': {
     kind: 'int', default: 30000, min: 1,
@@ -286,14 +295,46 @@ export const CONSUMER_CONFIGS = {
     kind: 'int', default: 52428800, min: 0,
     doc: "Bytes of records a consumer Fetch asks for in the whole response (the request's maxBytes; the broker caps it at its own fetch.max.bytes).",
   },
+  // Kafka 4.3 ConsumerConfig FETCH_MAX_WAIT_MS_CONFIG, atLeast(0).
+  'fetch.max.wait.ms': {
+    kind: 'int', default: 500, min: 0,
+    doc: "Milliseconds a broker may hold a consumer Fetch with nothing to return. The model holds no consumer Fetch; a KIP-392 consumer whose follower had nothing yet below its high watermark asks again after this long.",
+  },
+  // CommonClientConfigs METADATA_MAX_AGE_CONFIG, atLeast(0): also how long a consumer keeps a
+  // preferred read replica (FetchCollector.updatePartitionState: now + metadata.metadataExpireMs()).
+  'metadata.max.age.ms': {
+    kind: 'int', default: 300000, min: 0,
+    doc: 'Milliseconds a KIP-392 consumer keeps reading from the replica the leader named before it asks the leader again.',
+  },
+  // KIP-392 (Kafka 2.4+; ConsumerConfig CLIENT_RACK_CONFIG, default ""): the rack the consumer
+  // sends in each Fetch (FetchRequest rackId). With the brokers' replica.selector.class set to
+  // RackAwareReplicaSelector, the leader names a replica in that rack to read from.
+  'client.rack': {
+    kind: 'string', default: '',
+    doc: "KIP-392: the consumer's rack, sent with every Fetch; with replica.selector.class RackAwareReplicaSelector the leader sends it to an in-sync replica in that rack (a zone name of the scenario). '' none.",
+  },
 } as const satisfies Record<string, ConfigSpec>;
 
 export type ConsumerConfigKey = keyof typeof CONSUMER_CONFIGS;
-export type ConsumerConfig = { -readonly [K in ConsumerConfigKey]: number };
+export type ConsumerConfig = { -readonly [K in ConsumerConfigKey]: (typeof CONSUMER_CONFIGS)[K]['default'] extends number ? number : string };
 
 export function defaultConsumerConfig(): ConsumerConfig {
-  return { 'max.partition.fetch.bytes': CONSUMER_CONFIGS['max.partition.fetch.bytes'].default, 'fetch.max.bytes': CONSUMER_CONFIGS['fetch.max.bytes'].default };
+  return {
+    'max.partition.fetch.bytes': CONSUMER_CONFIGS['max.partition.fetch.bytes'].default,
+    'fetch.max.bytes': CONSUMER_CONFIGS['fetch.max.bytes'].default,
+    'fetch.max.wait.ms': CONSUMER_CONFIGS['fetch.max.wait.ms'].default,
+    'metadata.max.age.ms': CONSUMER_CONFIGS['metadata.max.age.ms'].default,
+    'client.rack': CONSUMER_CONFIGS['client.rack'].default,
+  };
 }
+
+/**
+ * The replica selectors the model knows (KIP-392; Kafka's ReplicaManager.replicaSelectorOpt
+ * builds the class named by replica.selector.class, none when it is null). '' is Kafka's null:
+ * no selector, every consumer reads from the leader.
+ */
+export const RACK_AWARE_REPLICA_SELECTOR = RACK_AWARE_SELECTOR_NAME;
+export const LEADER_SELECTOR = LEADER_SELECTOR_NAME;
 
 export function isConsumerConfigKey(key: string): key is ConsumerConfigKey {
   return Object.prototype.hasOwnProperty.call(CONSUMER_CONFIGS, key);

@@ -88,7 +88,7 @@ export type LeaderPartitionEvent =
     } & LeaderFacts)
   | ({ type: 'listOffsets.received'; msgId: number; from: number; timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number } & LeaderFacts)
   | ({ type: 'offsetsForLeaderEpoch.received'; msgId: number; from: number; leaderEpoch: number; currentLeaderEpoch: number } & LeaderFacts)
-  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks } & LeaderFacts)
+  | ({ type: 'produce.received'; msgId: number; records: number; acks: Acks; zone?: string } & LeaderFacts)
   /** The controller changed the ISR (a broker was fenced): the leader adopts it. */
   | ({ type: 'partition.updated'; isr: number[] } & LeaderFacts)
   /** Kafka's isr-expiration task, every replica.lag.time.max.ms / 2. */
@@ -192,7 +192,7 @@ const effects = {
   respondListOffsets: (_: unknown, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: Rule }) => {},
   respondOffsetsForLeaderEpoch: (_: unknown, _p: { msgId: number; error: KafkaError | null; requestedEpoch: number }) => {},
   /** Effect: append a produce as leader in the current epoch. */
-  appendAsLeader: (_: unknown, _p: { msgId: number; records: number; acks: Acks }) => {},
+  appendAsLeader: (_: unknown, _p: { msgId: number; records: number; acks: Acks; zone?: string }) => {},
   /** Effect: refuse a produce. */
   rejectProduce: (_: unknown, _p: { error: KafkaError; rule: Rule }) => {},
   /** Effect: set the leader's high watermark (never lowered). */
@@ -484,7 +484,7 @@ export const leaderPartitionMachine = setup({
           },
           {
             actions: [
-              { type: 'appendAsLeader', params: ({ event }) => ({ msgId: event.msgId, records: event.records, acks: event.acks }) },
+              { type: 'appendAsLeader', params: ({ event }) => ({ msgId: event.msgId, records: event.records, acks: event.acks, ...(event.zone !== undefined ? { zone: event.zone } : {}) }) },
               {
                 type: 'advanceHighWatermark',
                 params: ({ context, event }) => ({

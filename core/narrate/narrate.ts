@@ -101,6 +101,10 @@ export const RULES: Record<string, string> = {
   consumerReadRemote: 'part of the read came from remote storage: the cost KIP-1023 warns about',
   consumerReadLocal: 'the whole read came from the local log',
   consumerOutOfRange: 'the offset is outside [Log-Start-Offset, Log-End-Offset]',
+  preferredReadReplica:
+    "KIP-392 (docs/protocol.md): the consumer's client.rack names another zone than the leader's, and replica.selector.class RackAwareReplicaSelector picks the most caught-up in-sync replica there; the consumer reads from it until metadata.max.age.ms passes",
+  preferredReadReplicaCleared: 'the replica the leader named answered with an error, so the consumer forgets it and fetches from the leader again (FetchCollector.handleInitializeErrors)',
+  preferredReadReplicaExpired: 'metadata.max.age.ms passed since the leader named the replica, so the consumer asks the leader again (SubscriptionState.preferredReadReplica)',
   initialLeader: 'the first replica in the assignment leads',
   leaderCrashed: 'the leader crashed; the first live in-sync replica is elected (clean election)',
   electLeader: 'leadership moved on request to a live in-sync replica',
@@ -193,6 +197,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         const from = r.servedFrom ? ` from ${r.servedFrom} storage` : '';
         // An answer cut short by remote.fetch.max.wait.ms is told even though it carries nothing.
         if (r.rule === 'remoteFetchExpired') return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${because(r.rule)}`;
+        if (r.preferredReadReplica !== undefined) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records and preferred read replica ${r.preferredReadReplica}`;
         if (r.records === 0 && !verbose) return null;
         if (x.wal === true) return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} answered with no records${hw(r.highWatermark)}${because(r.rule)}`;
         return `${t} ${who(r.source)} -> ${who(r.target)}: Fetch ${tp} at ${r.fetchOffset} returned ${r.records} records (${r.bytes} bytes)${from}${hw(r.highWatermark)}`;
@@ -271,6 +276,9 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       if (x.action === 'acknowledged') return verbose || x.acks === 'all' ? `${t} ${tp}: produce acknowledged up to ${x.lastOffset} (acks=${x.acks}) after ${x.latencyMs} ms` : null;
       return `${t} ${tp}: produce rejected ${x.error}${because(e.rule)}`;
     case 'consume':
+      if (x.action === 'readReplicaChosen') return `${t} consumer ${tp} (client.rack ${x.clientRack}): leader ${x.leader} sends it to read from broker ${x.broker}${because(e.rule)}`;
+      if (x.action === 'readReplicaCleared') return `${t} consumer ${tp}: stops reading from broker ${x.broker} after ${x.error}${because(e.rule)}`;
+      if (x.action === 'readReplicaExpired') return `${t} consumer ${tp}: its lease on broker ${x.broker} ended${because(e.rule)}`;
       return `${t} consumer ${tp} on broker ${x.broker}: read ${x.recordsLocal} records locally and ${x.recordsRemote} from remote storage, next offset ${x.nextOffset}${because(e.rule)}`;
     case 'isr':
       return `${t} ${tp}: ISR is now [${(x.isr as number[]).join(', ')}]${because(e.rule)}`;

@@ -6,8 +6,9 @@
 import {
   BROKER_CONFIGS,
   CONSUMER_CONFIGS,
-  MODEL_KNOBS,
+  KAFKA_INT_MAX,
   isConsumerConfigKey,
+  MODEL_KNOBS,
   TOPIC_CONFIGS,
   isBrokerConfigKey,
   isTopicConfigKey,
@@ -119,7 +120,7 @@ export const CONSUMER_CONFIG_KEYS = Object.keys(CONSUMER_CONFIGS);
 
 /**
  * A `consume` action's `config`: consumer configs (Kafka's names), each an integer of at
- * least Kafka's minimum. A broker or topic config named here is told where it belongs.
+ * least Kafka's minimum, and `client.rack` a string. A broker or topic config named here is told where it belongs.
  */
 export function validateConsumerConfig(p: Problems, v: unknown, path: string): Partial<ConsumerConfig> {
   const out: Partial<ConsumerConfig> = {};
@@ -127,9 +128,15 @@ export function validateConsumerConfig(p: Problems, v: unknown, path: string): P
   if (!obj) return out;
   for (const key of Object.keys(obj)) {
     const kp = keyPath(path, key);
-    if (isConsumerConfigKey(key)) {
-      const value = checkInt(p, obj[key], kp, { min: CONSUMER_CONFIGS[key].min });
+    if (key === 'client.rack') {
+      // Any string, as Kafka's ConsumerConfig takes it; a rack no broker has reads from the leader.
+      const value = stringC({ maxChars: 256 }).check(p, obj[key], kp);
       if (value !== undefined) out[key] = value;
+    } else if (isConsumerConfigKey(key)) {
+      // The others are Kafka INT configs, each with its atLeast.
+      const spec: ValueSpec = CONSUMER_CONFIGS[key];
+      const value = checkInt(p, obj[key], kp, { min: spec.min, max: KAFKA_INT_MAX });
+      if (value !== undefined) (out as Record<string, number>)[key] = value;
     } else if (isBrokerConfigKey(key)) {
       p.add(kp, `${q(key)} is a broker config, not a consumer config; put it under the top-level config (consumer configs are: ${list(CONSUMER_CONFIG_KEYS)})`);
     } else if (isTopicConfigKey(key)) {

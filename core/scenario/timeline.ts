@@ -44,7 +44,7 @@ type ActionKind = TimelineAction['kind'];
  */
 const ACTION_FIELDS: Record<ActionKind, readonly string[]> = {
   addReplica: ['topic', 'partition', 'broker'],
-  produce: ['topic', 'partition', 'records', 'acks', 'everyMs', 'untilMs'],
+  produce: ['topic', 'partition', 'records', 'acks', 'everyMs', 'untilMs', 'zone'],
   consume: ['topic', 'partition', 'broker', 'fromOffset', 'records', 'config', 'zone'],
   crash: ['broker'],
   restart: ['broker'],
@@ -178,6 +178,11 @@ function validateAction(p: Problems, kind: ActionKind, v: unknown, path: string,
   return fieldsAction(p, kind, body, path, ctx);
 }
 
+/** A client's own zone (a produce's or a consume's `zone`: a client in another zone than the leader's pays cross-zone transfer). */
+function clientZone(p: Problems, body: RawMap, path: string, ctx: ActionContext): string | undefined {
+  return opt(p, body, 'zone', path, ctx.zones === undefined ? stringC({ nonEmpty: true }) : oneOfC(ctx.zones));
+}
+
 /** An action of any kind but setConfig, from its fields; undefined after a problem. */
 function fieldsAction(
   p: Problems,
@@ -205,12 +210,14 @@ function fieldsAction(
       const everyMs = opt(p, body, 'everyMs', path, intC({ min: 1, max: MAX_UNTIL_MS }));
       const untilMs = opt(p, body, 'untilMs', path, intC({ min: 0, max: MAX_UNTIL_MS }));
       if (untilMs !== undefined && everyMs === undefined) p.add(`${path}.untilMs`, 'untilMs needs everyMs (it ends a repeated produce)');
+      const zone = clientZone(p, body, path, ctx);
       if (topic !== undefined && partition !== undefined && records !== undefined) {
         action = { kind, topic, partition, records, acks };
         if (everyMs !== undefined) {
           action.everyMs = everyMs;
           if (untilMs !== undefined) action.untilMs = untilMs;
         }
+        if (zone !== undefined) action.zone = zone;
       }
       break;
     }
@@ -221,8 +228,7 @@ function fieldsAction(
       const records = req(p, body, 'records', path, recordsC);
       // null, as for any optional key, counts as not given.
       const config = hasOwn(body, 'config') && body.config !== null ? validateConsumerConfig(p, body.config, `${path}.config`) : undefined;
-      // The consumer's own zone (a client in another zone than the leader's pays cross-zone transfer).
-      const zone = opt(p, body, 'zone', path, ctx.zones === undefined ? stringC({ nonEmpty: true }) : oneOfC(ctx.zones));
+      const zone = clientZone(p, body, path, ctx);
       if (topic !== undefined && partition !== undefined && fromOffset !== undefined && records !== undefined) {
         action = broker === undefined
           ? { kind, topic, partition, fromOffset, records }

@@ -46,8 +46,12 @@ export type Acks = 0 | 1 | 'all';
 
 export type TimelineAction =
   | { kind: 'addReplica'; topic: string; partition: number; broker: number }
-  /** With `everyMs`, the produce repeats at that period until `untilMs` (default: the run's end). */
-  | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks; everyMs?: number; untilMs?: number }
+  /**
+   * With `everyMs`, the produce repeats at that period until `untilMs` (default: the run's end).
+   * `zone`: the producer's zone, one of the scenario's (absent: model.clientZone, else the
+   * partition leader's zone, as every client).
+   */
+  | { kind: 'produce'; topic: string; partition: number; records: number; acks: Acks; everyMs?: number; untilMs?: number; zone?: string }
   /**
    * `config`: the consumer's configs that differ from Kafka's defaults (core/domain/config.ts
    * CONSUMER_CONFIGS). `zone`: the consumer's zone, one of the scenario's (absent: model.clientZone,

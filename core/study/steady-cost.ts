@@ -18,6 +18,7 @@ import { formatCheckpoint } from '../domain/leader-epoch-cache.js';
 import { BYTES_PER_GB, MS_PER_MONTH } from '../domain/prices.js';
 import { producerSnapshotBytes } from '../domain/producer-state.js';
 import { brokerZone, type Scenario } from '../scenario/types.js';
+import { clientLines } from './steady-clients.js';
 import { type CombinerResult, replayTiering, retainedLimit, type TieringResult } from './steady-replay.js';
 import { Resolved, type CostInput, type CostLine, GIB, MONTH_S, NO_STEADY_STATE, OBJECTS_PER_SEGMENT, type PartFlow, type SteadyFacts, type SteadyMode, type SteadyOptions, type SteadyStateCost, combinerResults, describePlacement, fmtNum, fmtUsd, localRetentionWords, maxOrNull, partitionsOf, segmentSizeInput, timeToReach, usdRound, usdWords, walHold } from './steady-flows.js';
 
@@ -156,67 +157,8 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
     }
   }
 
-  // ---- cross-zone: clients
-  const clientZone = M.clientZone;
-  const clientInput = r.modelInput('clientZone', 'zone');
-  const spread = zones.length > 1 ? (zones.length - 1) / zones.length : 0;
-  {
-    const far = (p: PartFlow) => clientZone !== '' && clientZone !== zone(p.leader);
-    const bytes = sum(producing.map((p) => (far(p) ? p.rate * MONTH_S : 0)));
-    const fraction = totalRate > 0 ? bytes / (totalRate * MONTH_S) : 0;
-    add(
-      {
-        id: 'crossZoneProduce',
-        name: 'producer cross-zone',
-        formula: "produce rate × seconds in a month × share of produced bytes whose leader is in another zone than the producer × 2 × cross-zone price ÷ bytes in a GB",
-        calc: `${fmtNum(totalRate)} B/s × ${fmtNum(MONTH_S)} s × ${fmtNum(fraction)} × 2 × $${P.crossZoneUsdPerGbEachDirection} ÷ ${GIB}`,
-        inputs: [...rateInputs(producing), monthInput, clientInput, { name: 'share across zones', value: fraction, unit: 'fraction', source: 'derived', from: clientZone === '' ? "clientZone '': the producer is in each leader's zone" : `leaders' zones against clientZone ${clientZone}` }, czPrice, gbInput],
-        usd: crossZoneUsd(bytes),
-      },
-      bytes,
-    );
-    const spreadUsd = crossZoneUsd(totalRate * MONTH_S * spread);
-    assumptions.push(
-      clientZone === ''
-        ? `Clients sit in one zone: model.clientZone '' (the default) puts the producer and consumers in each partition leader's zone, so they never cross zones to reach it. Spread evenly over the ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}), a producer would reach a leader in another zone ${zones.length - 1} time${zones.length === 2 ? '' : 's'} in ${zones.length}: ${usdWords(spreadUsd)} a month more, and each consumer group reading everything as much again.`
-        : `Clients sit in one zone: model.clientZone ${clientZone}; partitions whose leader is elsewhere cross zones for every produced and consumed byte. Spread evenly over the ${zones.length} zones the share would be ${zones.length - 1} in ${zones.length} (the producer: ${usdWords(spreadUsd)} a month).`,
-    );
-  }
-  {
-    const consumerZone = (p: PartFlow) => (clientZone !== '' ? clientZone : zone(p.leader));
-    const bytes = sum(producing.map((p) => (consumerZone(p) !== zone(p.readFrom) ? p.rate * MONTH_S * p.fanout : 0)));
-    const read = sum(producing.map((p) => p.rate * p.fanout));
-    const fanout = totalRate > 0 ? read / totalRate : 0;
-    const fraction = read > 0 ? bytes / (read * MONTH_S) : 0;
-    const fanoutFrom =
-      opts.readFanout !== undefined
-        ? 'the readFanout option'
-        : "records the scenario's consume events read ÷ records its produces write over the run, at most 1 per consume event (consumers reading at the tail)";
-    add(
-      {
-        id: 'crossZoneConsume',
-        name: 'consumer cross-zone',
-        formula: 'produce rate × read fan-out × seconds in a month × share of read bytes served from another zone than the consumer × 2 × cross-zone price ÷ bytes in a GB',
-        calc: `${fmtNum(totalRate)} B/s × ${fmtNum(fanout)} × ${fmtNum(MONTH_S)} s × ${fmtNum(fraction)} × 2 × $${P.crossZoneUsdPerGbEachDirection} ÷ ${GIB}`,
-        inputs: [
-          ...rateInputs(producing),
-          { name: 'read fan-out', value: fanout, unit: 'reads per produced byte', source: opts.readFanout !== undefined ? 'scenario' : 'derived', from: fanoutFrom },
-          monthInput,
-          clientInput,
-          { name: 'share across zones', value: fraction, unit: 'fraction', source: 'derived', from: 'the consumer zone against the broker each consume reads from (the leader unless it names one)' },
-          czPrice,
-          gbInput,
-        ],
-        usd: crossZoneUsd(bytes),
-      },
-      bytes,
-    );
-    assumptions.push(
-      fanout === 0
-        ? 'No consumer: the scenario has no consume event, so nothing is read at steady state (a consumer group reading everything at the tail would read each produced byte once, from the leader\'s local log).'
-        : `Consumers read ${fmtNum(fanout)} times what is produced (${fanoutFrom}), at the tail, from the local log: no tiered-store GET. A consumer behind the local log start would GET each segment's range from the tiered store.`,
-    );
-  }
+  // ---- cross-zone: clients (core/study/steady-clients.ts)
+  clientLines({ r, producing, zones, zone, monthInput, gbInput, czPrice, gib: GIB, crossZoneUsdPerGbEachDirection: P.crossZoneUsdPerGbEachDirection, rateInputs, crossZoneUsd, add, assumptions, readFanout: opts.readFanout });
 
   // ---- the tiered store
   const tieredParts = parts.filter((p) => p.tiered);

@@ -16,11 +16,12 @@ import {
   isTopicConfigKey,
   segmentSize,
   INTERNAL_SEGMENT_BYTES,
+  RACK_AWARE_REPLICA_SELECTOR,
 } from '../domain/config.js';
 import { planBatches } from '../domain/partition-log.js';
 import { formatUsd } from '../util/format.js';
 import { MS_PER_MONTH, type NumericPriceKey, type Prices, resolvePrices } from '../domain/prices.js';
-import type { Scenario } from '../scenario/types.js';
+import { brokerZone, type Scenario } from '../scenario/types.js';
 import { type CombinerResult, replayCombiner } from './steady-replay.js';
 import { defaultBrokerConfig, defaultModelKnobs, defaultTopicConfig } from '../domain/config.js';
 
@@ -129,6 +130,8 @@ export interface Stream {
   everyMs: number;
   records: number;
   bytes: number;
+  /** The producer's zone, when the produce names one. */
+  zone?: string;
 }
 
 export interface PartFlow {
@@ -150,7 +153,23 @@ export interface PartFlow {
   fanout: number;
   /** The broker the consumers read from (the leader unless a consume names one). */
   readFrom: number;
+  /** Where the bytes come from: each producer zone's share of the produce rate. */
+  produceZones: ZoneShare[];
+  /** Where the reads go: each consumer zone and the broker it reads from, with its share of the records read. */
+  reads: ReadShare[];
   seg: SegmentFill;
+}
+
+export interface ZoneShare {
+  zone: string;
+  share: number;
+}
+
+export interface ReadShare extends ZoneShare {
+  /** The broker the consumer reads from at steady state. */
+  from: number;
+  /** KIP-392: read from a follower of the consumer's zone the leader named (RackAwareReplicaSelector). */
+  rackAware: boolean;
 }
 
 export interface SegmentFill {
@@ -278,7 +297,7 @@ export function steadyStreams(s: Scenario, recordBytes: number): Map<string, Str
     if (a.untilMs !== undefined && a.untilMs < s.until) return;
     const key = `${a.topic}-${a.partition}`;
     const list = out.get(key) ?? [];
-    list.push({ index, at: e.at, everyMs: a.everyMs, records: a.records, bytes: a.records * recordBytes });
+    list.push({ index, at: e.at, everyMs: a.everyMs, records: a.records, bytes: a.records * recordBytes, ...(a.zone !== undefined ? { zone: a.zone } : {}) });
     out.set(key, list);
   });
   return out;
@@ -312,6 +331,7 @@ export function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
       let consumed = 0;
       let consumers = 0;
       let readFrom: number | undefined;
+      const consumes: Extract<Scenario['timeline'][number]['action'], { kind: 'consume' }>[] = [];
       for (const e of s.timeline) {
         const a = e.action;
         if (!('topic' in a) || a.topic !== t.name || !('partition' in a) || a.partition !== p) continue;
@@ -321,6 +341,7 @@ export function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
           consumed += a.records;
           consumers++;
           readFrom ??= a.broker;
+          consumes.push(a);
         }
       }
       const list = streams.get(key) ?? [];
@@ -344,6 +365,8 @@ export function partitionsOf(r: Resolved, opts: SteadyOptions): PartFlow[] {
         // At most one full read per consume event: a consumer reading the data present at t = 0 is catching up, not reading the tail.
         fanout: opts.readFanout ?? (made > 0 ? Math.min(consumers, consumed / made) : 0),
         readFrom: readFrom ?? leader,
+        produceZones: produceZones(r, list, leader),
+        reads: readShares(r, consumes, replicas, leader),
         seg: fillOf(list, r, cfg, rate),
       });
     }
@@ -499,4 +522,56 @@ export function combinerResults(r: Resolved, walParts: readonly PartFlow[]): Map
     );
   }
   return out;
+}
+
+/** A client's zone when it names none: model.clientZone, else the partition leader's (core/sim/facts.ts zoneOf). */
+function defaultClientZone(r: Resolved, leader: number): string {
+  return r.model.clientZone !== '' ? r.model.clientZone : brokerZone(r.s, leader);
+}
+
+/** Each producer zone's share of a partition's steady produce rate. */
+function produceZones(r: Resolved, streams: readonly Stream[], leader: number): ZoneShare[] {
+  const byZone = new Map<string, number>();
+  let total = 0;
+  for (const x of streams) {
+    const rate = x.bytes / x.everyMs;
+    const z = x.zone ?? defaultClientZone(r, leader);
+    byZone.set(z, (byZone.get(z) ?? 0) + rate);
+    total += rate;
+  }
+  return [...byZone].map(([zone, rate]) => ({ zone, share: total > 0 ? rate / total : 0 }));
+}
+
+/**
+ * Each consumer zone's share of a partition's reads and the broker it reads from at steady
+ * state: the broker a consume names; else, for a KIP-392 consumer (client.rack set, the
+ * brokers' replica.selector.class RackAwareReplicaSelector), a replica in its rack when the
+ * leader is not there (every replica in sync and caught up at steady state; ties to the highest
+ * broker id, as ReplicaView.comparator); else the leader. A consumer's zone is its `zone`, else its
+ * client.rack when that names a zone, else as every client's.
+ */
+function readShares(r: Resolved, consumes: readonly Extract<Scenario['timeline'][number]['action'], { kind: 'consume' }>[], replicas: readonly number[], leader: number): ReadShare[] {
+  const rackAware = r.broker['replica.selector.class'] === RACK_AWARE_REPLICA_SELECTOR;
+  const zones = new Set(r.s.zones);
+  const byKey = new Map<string, ReadShare>();
+  let total = 0;
+  for (const a of consumes) {
+    const rack = a.config?.['client.rack'] ?? '';
+    const zone = a.zone ?? (rack !== '' && zones.has(rack) ? rack : defaultClientZone(r, leader));
+    let from = a.broker ?? leader;
+    let viaRack = false;
+    if (a.broker === undefined && rackAware && rack !== '' && brokerZone(r.s, leader) !== rack) {
+      const same = replicas.filter((b) => b !== leader && brokerZone(r.s, b) === rack);
+      if (same.length > 0) {
+        from = Math.max(...same);
+        viaRack = true;
+      }
+    }
+    const id = `${zone}|${from}|${viaRack}`;
+    const cur = byKey.get(id) ?? { zone, from, rackAware: viaRack, share: 0 };
+    cur.share += a.records;
+    byKey.set(id, cur);
+    total += a.records;
+  }
+  return [...byKey.values()].map((x) => ({ ...x, share: total > 0 ? x.share / total : 0 }));
 }

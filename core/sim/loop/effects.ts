@@ -99,8 +99,8 @@ const leader: Handlers<'leader'> = {
     const e = endOffsetFor(r.log.leaderEpochs, requestedEpoch, logEndOffset(r.log));
     respond(s, broker, key, msgId, 'OffsetsForLeaderEpoch', { error, leaderEpoch: e.leaderEpoch, endOffset: e.endOffset, rule: 'endOffsetForEpoch' });
   },
-  appendAsLeader: (s, broker, key, { msgId, records, acks }) => {
-    appendAsLeader(s, broker, key, msgId, records, acks);
+  appendAsLeader: (s, broker, key, { msgId, records, acks, zone }) => {
+    appendAsLeader(s, broker, key, msgId, records, acks, zone);
   },
   rejectProduce: (s, broker, key, { error, rule }) => {
     const part = s.state.partitions[key];

@@ -87,6 +87,8 @@ export interface PendingAck {
   lastOffset: number;
   sentMs: number;
   records: number;
+  /** The producer's own zone (a produce's `zone`); absent: model.clientZone or the leader's. */
+  zone?: string;
 }
 
 export interface PartitionState {
@@ -123,7 +125,7 @@ export interface RequestBodies {
    * `minBytes` the request's MinBytes (replica.fetch.min.bytes; a consumer's Fetch is never
    * held in the model).
    */
-  Fetch: { fetchOffset: number; maxBytes: number; responseMaxBytes: number; minBytes?: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number };
+  Fetch: { fetchOffset: number; maxBytes: number; responseMaxBytes: number; minBytes?: number; currentLeaderEpoch?: number; lastFetchedEpoch?: number; rackId?: string };
   ListOffsets: { timestamp: ListOffsetsTimestamp; currentLeaderEpoch: number };
   OffsetsForLeaderEpoch: { leaderEpoch: number; currentLeaderEpoch: number };
 }
@@ -145,6 +147,8 @@ export interface ResponseBodies {
     servedFrom?: 'local' | 'remote';
     /** KIP-1176: no records, the WAL carries them. */
     wal?: true;
+    /** KIP-392: no records; the consumer is to read from this replica (ReplicaManager.findPreferredReadReplica). */
+    preferredReadReplica?: number;
   };
   ListOffsets: { error: KafkaError | null; rule?: string; timestamp?: ListOffsetsTimestamp; offset?: number; leaderEpoch?: number };
   OffsetsForLeaderEpoch: { error: KafkaError | null; rule?: string; leaderEpoch?: number; endOffset?: number };
@@ -180,6 +184,16 @@ export interface ConsumerState {
   fetchMaxBytes: number;
   /** The consumer's own zone (a consume's \`zone\`); absent: model.clientZone or the leader's, as every client. */
   zone?: string;
+  /**
+   * KIP-392: the consumer's client.rack (absent: ''), sent with each Fetch. Such a consumer
+   * fetches from the partition's leader of the moment unless it holds a preferred read
+   * replica, which it keeps until `untilMs` (metadata.max.age.ms after the leader named it).
+   */
+  rack?: string;
+  preferred?: { broker: number; untilMs: number };
+  /** fetch.max.wait.ms and metadata.max.age.ms of the consumer (KIP-392 consumers only). */
+  fetchMaxWaitMs?: number;
+  metadataMaxAgeMs?: number;
 }
 
 /** The objects a KIP-405 copy writes for one segment (RemoteStorageManager.copyLogSegmentData). */

@@ -42,6 +42,8 @@ export interface ResponseEntry extends Base {
   highWatermark?: number;
   logStartOffset?: number;
   servedFrom?: 'local' | 'remote';
+  /** KIP-392: the leader sends the consumer to read from this replica (no records). */
+  preferredReadReplica?: number;
   divergingEpoch?: { epoch: number; endOffset: number };
   timestamp?: ListOffsetsTimestamp;
   offset?: number;

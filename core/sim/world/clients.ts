@@ -6,7 +6,8 @@
  * asks for max.partition.fetch.bytes of its partition and fetch.max.bytes in all (the
  * consumer's configs), and reads one segment at most.
  */
-import { type ConsumerConfig, defaultConsumerConfig } from '../../domain/config.js';
+import { type ConsumerConfig, RACK_AWARE_REPLICA_SELECTOR, defaultConsumerConfig } from '../../domain/config.js';
+import type { LeaderPartitionContext } from '../../machines/leader-partition.js';
 import { fetchReadLimit } from '../../domain/leader-rules.js';
 import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../../domain/partition-log.js';
 import { segmentSize } from '../../domain/config.js';
@@ -20,32 +21,33 @@ import { releaseParked, reply } from './network.js';
 import { acquireRemoteReader, holdsRemoteReader, recordRemoteFetch, releaseRemoteReader, remoteFetchThrottled } from './quotas.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
-import { BROKER_KEY, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from '../state/state.js';
+import { BROKER_KEY, type ConsumerState, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from '../state/state.js';
 
 /** A produce request reaches the partition's leader (or is refused when there is none). */
-export function produce(s: Sim, topic: string, partition: number, records: number, acks: Acks): void {
+export function produce(s: Sim, topic: string, partition: number, records: number, acks: Acks, zone?: string): void {
   const state = s.state;
   const now = state.nowMs;
   const key = partitionKey(topic, partition);
   const part = state.partitions[key];
-  s.emit({ atMs: now, type: 'timeline', action: 'produce', topic, partition, records, acks });
+  s.emit({ atMs: now, type: 'timeline', action: 'produce', topic, partition, records, acks, ...(zone !== undefined ? { zone } : {}) });
   if (part.leader < 0 || !state.brokers[part.leader].alive) {
     s.emit({ atMs: now, type: 'produce', action: 'rejected', topic, partition, error: 'NOT_LEADER_OR_FOLLOWER', rule: 'noLeader' });
     return;
   }
   // The request's records cross zones when the producer is not in the leader's zone (accepted or not).
-  countCrossZone(state.metrics.crossZoneBytes, 'produce', zoneOf(state, 'producer', key), zoneOf(state, part.leader, key), records * state.model.recordBytes);
+  countCrossZone(state.metrics.crossZoneBytes, 'produce', zoneOf(state, 'producer', key, zone), zoneOf(state, part.leader, key), records * state.model.recordBytes);
   s.deliver(part.leader, key, 'leader', {
     type: 'produce.received',
     msgId: state.nextMsgId++,
     records,
     acks,
+    ...(zone !== undefined ? { zone } : {}),
     ...leaderFacts(state, key, part.leader),
   });
 }
 
 /** The leader appends a produce request's records in batches (Partition.appendRecordsToLeader). */
-export function appendAsLeader(s: Sim, broker: number, key: string, msgId: number, records: number, acks: Acks): void {
+export function appendAsLeader(s: Sim, broker: number, key: string, msgId: number, records: number, acks: Acks, zone?: string): void {
   const state = s.state;
   const part = state.partitions[key];
   const r = replica(state, key, broker);
@@ -76,9 +78,9 @@ export function appendAsLeader(s: Sim, broker: number, key: string, msgId: numbe
   s.emit({ atMs: now, type: 'produce', action: 'appended', broker, topic: part.topic, partition: part.partition, records, acks, baseOffset: first, lastOffset: last, rule: 'appendAsLeader' });
   // The producer's request and the leader's answer: one round trip from the client's zone
   // (its two hops drawn only when acknowledged: acks=0 waits for none).
-  if (acks === 'all') part.pendingAcks.push({ msgId, lastOffset: last, sentMs: now, records });
+  if (acks === 'all') part.pendingAcks.push(zone === undefined ? { msgId, lastOffset: last, sentMs: now, records } : { msgId, lastOffset: last, sentMs: now, records, zone });
   else if (acks === 1) {
-    const roundTrip = producerRoundTripMs(s, broker, key);
+    const roundTrip = producerRoundTripMs(s, broker, key, zone);
     state.produceLatencies.acks1.push(roundTrip);
     s.emit({ atMs: now, type: 'produce', action: 'acknowledged', broker, topic: part.topic, partition: part.partition, acks, lastOffset: last, latencyMs: roundTrip });
   } else state.produceLatencies.acks0.push(0);
@@ -91,8 +93,8 @@ export function appendAsLeader(s: Sim, broker: number, key: string, msgId: numbe
 }
 
 /** The producer's request to `broker` and the answer back: two hops, each with its jitter. */
-function producerRoundTripMs(s: Sim, broker: number, key: string): number {
-  return hopMs(s.state, 'producer', broker, key) + hopMs(s.state, broker, 'producer', key);
+function producerRoundTripMs(s: Sim, broker: number, key: string, zone: string | undefined): number {
+  return hopMs(s.state, 'producer', broker, key, zone) + hopMs(s.state, broker, 'producer', key, zone);
 }
 
 /** acks=all requests whose last offset is now below the high watermark are acknowledged. */
@@ -116,7 +118,7 @@ export function completeAcks(s: Sim, key: string): void {
   part.pendingAcks = rest;
   for (const a of done) {
     // Whole ms (a transfer's end may fall within a millisecond: core/sim/world/bandwidth.ts).
-    const latency = Math.round(state.nowMs - a.sentMs) + producerRoundTripMs(s, part.leader, key);
+    const latency = Math.round(state.nowMs - a.sentMs) + producerRoundTripMs(s, part.leader, key, a.zone);
     state.produceLatencies.acksAll.push(latency);
     s.emit({ atMs: state.nowMs, type: 'produce', action: 'acknowledged', broker: part.leader, topic: part.topic, partition: part.partition, acks: 'all', lastOffset: a.lastOffset, latencyMs: latency });
   }
@@ -133,6 +135,9 @@ export function startConsumer(s: Sim, topic: string, partition: number, fromOffs
   const at = broker ?? part.leader;
   const id = state.nextConsumerId++;
   const cfg = { ...defaultConsumerConfig(), ...config };
+  const rack = cfg['client.rack'];
+  // A consumer with a client.rack that names a zone of the scenario is in that zone unless it says otherwise.
+  const where = zone ?? (rack !== '' && Object.values(state.brokers).some((b) => b.zone === rack) ? rack : undefined);
   state.consumers[String(id)] = {
     id,
     key,
@@ -143,9 +148,11 @@ export function startConsumer(s: Sim, topic: string, partition: number, fromOffs
     remote: 0,
     maxPartitionFetchBytes: cfg['max.partition.fetch.bytes'],
     fetchMaxBytes: cfg['fetch.max.bytes'],
-    ...(zone !== undefined ? { zone } : {}),
+    ...(where !== undefined ? { zone: where } : {}),
+    // KIP-392: a rack-aware consumer (without a broker of its own) follows the leader and the replica it names.
+    ...(rack !== '' && broker === undefined ? { rack, fetchMaxWaitMs: cfg['fetch.max.wait.ms'], metadataMaxAgeMs: cfg['metadata.max.age.ms'] } : {}),
   };
-  s.emit({ atMs: state.nowMs, type: 'timeline', action: 'consume', broker: at, topic, partition, fromOffset, records, ...(zone !== undefined ? { zone } : {}) });
+  s.emit({ atMs: state.nowMs, type: 'timeline', action: 'consume', broker: at, topic, partition, fromOffset, records, ...(where !== undefined ? { zone: where } : {}), ...(rack !== '' ? { clientRack: rack } : {}) });
   sendConsumerFetch(s, id);
 }
 
@@ -154,6 +161,7 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
   const c = state.consumers[String(consumerId)];
   if (c === undefined) return;
   const part = state.partitions[c.key];
+  if (c.rack !== undefined) c.broker = readReplica(s, c);
   const msg: RequestOf<'Fetch'> = {
     msgId: state.nextMsgId++,
     correlationId: state.nextCorrelationId++,
@@ -165,7 +173,9 @@ export function sendConsumerFetch(s: Sim, consumerId: number): void {
     requestId: consumerId,
     // AbstractFetch.prepareFetchRequests: max.partition.fetch.bytes for the partition,
     // fetch.max.bytes for the request.
-    body: { fetchOffset: c.nextOffset, maxBytes: c.maxPartitionFetchBytes, responseMaxBytes: c.fetchMaxBytes },
+    body: c.rack === undefined
+      ? { fetchOffset: c.nextOffset, maxBytes: c.maxPartitionFetchBytes, responseMaxBytes: c.fetchMaxBytes }
+      : { fetchOffset: c.nextOffset, maxBytes: c.maxPartitionFetchBytes, responseMaxBytes: c.fetchMaxBytes, rackId: c.rack },
   };
   s.emit({ atMs: state.nowMs, type: 'request', api: 'Fetch', source: 'consumer', target: c.broker, topic: part.topic, partition: part.partition, correlationId: msg.correlationId, fetchOffset: c.nextOffset });
   s.schedule(state.nowMs + hopMs(state, 'consumer', c.broker, c.key, c.zone), { kind: 'deliver', msg });
@@ -181,6 +191,11 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>, resumed = false
   const r = part.replicaStates[String(broker)];
   if (r === undefined) return reply(s, msg, { error: 'NOT_LEADER_OR_FOLLOWER', rule: 'notReplica' }, broker);
   const offset = msg.body.fetchOffset;
+  // KIP-392: the leader may send a rack-aware consumer to another replica, with no records.
+  if (msg.body.rackId !== undefined && !resumed) {
+    const preferred = preferredReadReplica(s, broker, msg.key, msg.body.rackId, offset);
+    if (preferred !== null) return reply(s, msg, { error: null, batches: [], preferredReadReplica: preferred, rule: 'preferredReadReplica', fetchOffset: offset, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset }, broker);
+  }
   // KafkaApis.handleFetchRequest and ReplicaManager.readFromLog: min(max.partition.fetch.bytes,
   // fetch.max.bytes, the broker's fetch.max.bytes); the first batch whole (minOneMessage).
   const maxBytes = fetchReadLimit(msg.body.maxBytes, msg.body.responseMaxBytes, s.state.brokerConfig['fetch.max.bytes']);
@@ -327,6 +342,7 @@ export function onConsumerResponse(s: Sim, msg: ResponseOf<'Fetch'>): void {
   else c.local += n;
   c.remaining -= n;
   c.nextOffset += n;
+  if (c.rack !== undefined && rackAwareAnswer(s, c, msg)) return;
   // An answer cut short by remote.fetch.max.wait.ms carries nothing: the consumer polls again.
   if (msg.body.rule === 'remoteFetchExpired' && c.remaining > 0) return s.schedule(state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
   // An empty answer for KIP-956's remote fetch quota is not the end either.
@@ -336,4 +352,88 @@ export function onConsumerResponse(s: Sim, msg: ResponseOf<'Fetch'>): void {
     return;
   }
   s.schedule(state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
+}
+
+/**
+ * KIP-392, the consumer's side (Kafka 4.3 AbstractFetch.selectReadReplica): the replica the
+ * leader named while its lease lasts, else the partition's leader of the moment. A lease past
+ * its end (SubscriptionState.preferredReadReplica: now > expiry) is dropped.
+ */
+function readReplica(s: Sim, c: ConsumerState): number {
+  const state = s.state;
+  const p = c.preferred;
+  if (p !== undefined) {
+    if (state.nowMs <= p.untilMs) return p.broker;
+    c.preferred = undefined;
+    const part = state.partitions[c.key];
+    s.emit({ atMs: state.nowMs, type: 'consume', action: 'readReplicaExpired', broker: p.broker, topic: part.topic, partition: part.partition, rule: 'preferredReadReplicaExpired' });
+  }
+  // No leader now: the Fetch goes where it went (and fails there, as a stale leader's would).
+  const leader = state.partitions[c.key].leader;
+  return leader >= 0 ? leader : c.broker;
+}
+
+/**
+ * A rack-aware consumer's answer, before the ordinary handling; true when handled here.
+ * - the leader named a replica (FetchCollector.updatePartitionState): kept for
+ *   metadata.max.age.ms, and the next Fetch goes there at once;
+ * - an error while reading from the named replica (FetchCollector.handleInitializeErrors:
+ *   OFFSET_OUT_OF_RANGE clears it and does not reset the position; the others ask for new
+ *   metadata, FetchUtils.requestMetadataUpdate, which clears it too; a failed connection,
+ *   AbstractFetch.handleFetchFailure, likewise): dropped, and the next Fetch goes to the leader;
+ * - nothing yet from the named replica (its high watermark not past the offset): the follower
+ *   would hold the Fetch up to fetch.max.wait.ms (DelayedFetch); the model asks again then.
+ */
+function rackAwareAnswer(s: Sim, c: ConsumerState, msg: ResponseOf<'Fetch'>): boolean {
+  const state = s.state;
+  const part = state.partitions[c.key];
+  const body = msg.body;
+  if (body.preferredReadReplica !== undefined) {
+    c.preferred = { broker: body.preferredReadReplica, untilMs: state.nowMs + (c.metadataMaxAgeMs ?? 0) };
+    s.emit({ atMs: state.nowMs, type: 'consume', action: 'readReplicaChosen', broker: body.preferredReadReplica, leader: msg.source, topic: part.topic, partition: part.partition, clientRack: c.rack, untilMs: c.preferred.untilMs, rule: 'preferredReadReplica' });
+    s.schedule(state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
+    return true;
+  }
+  if (c.preferred === undefined || msg.source !== c.preferred.broker || c.remaining <= 0) return false;
+  if (body.error !== null) {
+    s.emit({ atMs: state.nowMs, type: 'consume', action: 'readReplicaCleared', broker: c.preferred.broker, topic: part.topic, partition: part.partition, error: body.error, rule: 'preferredReadReplicaCleared' });
+    c.preferred = undefined;
+    s.schedule(state.nowMs, { kind: 'consumerFetch', consumerId: c.id });
+    return true;
+  }
+  if ((body.batches ?? []).length === 0) {
+    s.schedule(state.nowMs + (c.fetchMaxWaitMs ?? 0), { kind: 'consumerFetch', consumerId: c.id });
+    return true;
+  }
+  return false;
+}
+
+/**
+ * KIP-392, the leader's side (Kafka 4.3 ReplicaManager.findPreferredReadReplica with
+ * RackAwareReplicaSelector.select): on the partition's leader, with replica.selector.class
+ * RackAwareReplicaSelector and the Fetch's rackId set, the candidates are the leader and the
+ * in-sync followers whose log end offset (as the leader last saw it) is at or past the fetch
+ * offset and whose log start offset is at or below it. Among those in the consumer's rack
+ * (a broker's rack is its zone): none, or the leader among them, gives the leader (null:
+ * read here); else the most caught-up (ReplicaView.comparator: highest log end offset, then
+ * the shortest time since it was last caught up, then the highest broker id).
+ */
+function preferredReadReplica(s: Sim, broker: number, key: string, rack: string, fetchOffset: number): number | null {
+  const state = s.state;
+  if (state.brokerConfig['replica.selector.class'] !== RACK_AWARE_REPLICA_SELECTOR || rack === '') return null;
+  const part = state.partitions[key];
+  if (part.leader !== broker) return null;
+  const ctx = s.machineSnapshot(broker, key, 'leader')?.context as LeaderPartitionContext | undefined;
+  if (ctx === undefined || state.brokers[broker].zone === rack) return null;
+  let best: { id: number; leo: number; since: number } | null = null;
+  for (const id of ctx.isr) {
+    if (id === broker || state.brokers[id]?.zone !== rack) continue;
+    const f = ctx.followers[String(id)];
+    const r = part.replicaStates[String(id)];
+    // The follower's log start offset: the model reads the follower's own (Kafka's leader keeps the one its last Fetch sent).
+    if (f === undefined || r === undefined || f.logEndOffset < fetchOffset || r.log.logStartOffset > fetchOffset) continue;
+    const view = { id, leo: f.logEndOffset, since: state.nowMs - f.lastCaughtUpMs };
+    if (best === null || view.leo > best.leo || (view.leo === best.leo && (view.since < best.since || (view.since === best.since && view.id > best.id)))) best = view;
+  }
+  return best === null ? null : best.id;
 }

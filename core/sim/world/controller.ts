@@ -31,7 +31,7 @@ export function applyTimeline(s: Sim, a: TimelineAction): void {
     case 'addReplica':
       return addReplica(s, a.topic, a.partition, a.broker);
     case 'produce':
-      return produce(s, a.topic, a.partition, a.records, a.acks);
+      return produce(s, a.topic, a.partition, a.records, a.acks, a.zone);
     case 'consume':
       return startConsumer(s, a.topic, a.partition, a.fromOffset, a.records, a.broker, a.config, a.zone);
     case 'setConfig':

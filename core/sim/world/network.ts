@@ -290,6 +290,7 @@ export function traceResponse(s: Sim, msg: ResponseMessage): RecordBatch[] {
     if (b.divergingEpoch) e.divergingEpoch = b.divergingEpoch;
     if (b.servedFrom) e.servedFrom = b.servedFrom;
     if (b.wal === true) e.wal = true;
+    if (b.preferredReadReplica !== undefined) e.preferredReadReplica = b.preferredReadReplica;
   } else if (msg.api === 'ListOffsets') {
     e.timestamp = msg.body.timestamp;
     e.offset = msg.body.offset;
