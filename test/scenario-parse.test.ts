@@ -475,7 +475,7 @@ const INVALID: Case[] = [
   ['consume fromOffset negative', (r) => { r.timeline[2].consume.fromOffset = -1; }, ['timeline[2].consume.fromOffset']],
   ['consume broker out of range', (r) => { r.timeline[2].consume.broker = 9; }, ['timeline[2].consume.broker']],
   ['consume records missing', (r) => { delete r.timeline[2].consume.records; }, ['timeline[2].consume.records']],
-  ['consume config not a map', (r) => { r.timeline[2].consume.config = 5; }, ['timeline[2].consume.config'], /expected a map of consumer configs \(max\.partition\.fetch\.bytes, fetch\.max\.bytes\), got 5/],
+  ['consume config not a map', (r) => { r.timeline[2].consume.config = 5; }, ['timeline[2].consume.config'], /expected a map of consumer configs \(max\.partition\.fetch\.bytes, fetch\.max\.bytes, fetch\.max\.wait\.ms, metadata\.max\.age\.ms, client\.rack\), got 5/],
   ['consume config unknown key', (r) => { r.timeline[2].consume.config = { 'fetch.min.byte': 1 }; }, ['timeline[2].consume.config["fetch.min.byte"]'], /unknown consumer config 'fetch\.min\.byte'/],
   ['consume config a broker config', (r) => { r.timeline[2].consume.config = { 'replica.fetch.max.bytes': 1 }; }, ['timeline[2].consume.config["replica.fetch.max.bytes"]'], /is a broker config, not a consumer config; put it under the top-level config/],
   ['consume max.partition.fetch.bytes negative (Kafka: atLeast(0))', (r) => { r.timeline[2].consume.config = { 'max.partition.fetch.bytes': -1 }; }, ['timeline[2].consume.config["max.partition.fetch.bytes"]'], /expected an integer >= 0, got -1/],

@@ -6,7 +6,6 @@
 import {
   BROKER_CONFIGS,
   CONSUMER_CONFIGS,
-  KAFKA_INT_MAX,
   isConsumerConfigKey,
   MODEL_KNOBS,
   TOPIC_CONFIGS,
@@ -135,7 +134,7 @@ export function validateConsumerConfig(p: Problems, v: unknown, path: string): P
     } else if (isConsumerConfigKey(key)) {
       // The others are Kafka INT configs, each with its atLeast.
       const spec: ValueSpec = CONSUMER_CONFIGS[key];
-      const value = checkInt(p, obj[key], kp, { min: spec.min, max: KAFKA_INT_MAX });
+      const value = checkInt(p, obj[key], kp, { min: spec.min });
       if (value !== undefined) (out as Record<string, number>)[key] = value;
     } else if (isBrokerConfigKey(key)) {
       p.add(kp, `${q(key)} is a broker config, not a consumer config; put it under the top-level config (consumer configs are: ${list(CONSUMER_CONFIG_KEYS)})`);

@@ -30,9 +30,13 @@ export function describeWhatIfAssumptions(w: WhatIf, defaults: readonly string[]
   if (w.produce === null) lines.push(`  producer   none (--produce 0)`);
   else {
     const p = w.produce;
-    lines.push(`  producer   ${p.records} record${p.records === 1 ? '' : 's'} to each partition every ${p.everyMs} ms, acks=all, from t=0: ${formatRate(p.bytesPerSec)} in all${p.recordAtATime ? ` (under a record per linger.ms: each record sent alone)` : ''}`);
+    const where = i.producerZones === 'spread' ? `; one producer in each of the ${i.zones} zones, taking turns (--producer-zones spread)` : "; in each partition leader's zone";
+    lines.push(`  producer   ${p.records} record${p.records === 1 ? '' : 's'} to each partition every ${p.everyMs} ms, acks=all, from t=0: ${formatRate(p.bytesPerSec)} in all${p.recordAtATime ? ` (under a record per linger.ms: each record sent alone)` : ''}${where}`);
   }
-  lines.push(`  consumers  ${i.consumersPerZone === 0 ? 'none' : `${i.consumersPerZone} in each zone`}`);
+  const reads = i.fetchFromFollower
+    ? ', reading from an in-sync replica of their own zone (KIP-392: replica.selector.class RackAwareReplicaSelector, client.rack = zone)'
+    : ', reading from the leader';
+  lines.push(`  consumers  ${i.consumersPerZone === 0 ? `none${i.fetchFromFollower ? ' (--fetch-from-follower has no consumer to act on)' : ''}` : `${i.consumersPerZone} in each zone${reads}`}`);
   const where = e.zone === e.leaderZone ? `zone ${e.zone}, the leader's` : `zone ${e.zone}; the leader is in zone ${e.leaderZone}`;
   if (e.kind === 'crash-leader') lines.push(`  event      t=${e.atMs}ms: broker ${e.broker}, the leader of ${WHATIF_TOPIC}-0, crashes (another in-sync replica is elected); it restarts at t=${e.endsAtMs}ms`);
   else lines.push(`  event      t=${e.atMs}ms: broker ${e.broker} (${where}) joins and an empty replica of ${WHATIF_TOPIC}-0 is added on it${e.kind === 'store-outage' ? `; the tiered store is unavailable from then until t=${e.endsAtMs}ms` : ''}`);

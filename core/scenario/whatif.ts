@@ -25,7 +25,7 @@
  * The run ends at `until`: given, or estimated from the layout and the bandwidth model
  * (estimateCatchUpMs) with room to spare, so the slowest design's new replica has joined.
  */
-import { BROKER_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS, kafkaRangeRefusal } from '../domain/config.js';
+import { BROKER_CONFIGS, MODEL_KNOBS, RACK_AWARE_REPLICA_SELECTOR, TOPIC_CONFIGS, kafkaRangeRefusal } from '../domain/config.js';
 import { formatBytes } from '../util/format.js';
 import { sizeFlagText } from '../util/size.js';
 import { MAX_BROKERS, MAX_INITIAL_ENTRIES, MAX_RECORDS_PER_EVENT, MAX_SCENARIO_CHARS, MAX_TIMELINE_ENTRIES, MAX_TOTAL_PARTITIONS, MAX_TOTAL_REPLICAS, MAX_UNTIL_MS, MAX_YAML_ALIASES, MAX_ZONES } from './checks.js';
@@ -33,6 +33,13 @@ import { type Layout, type ProducePlan, layoutSegments, producePlan, rackAwareRe
 
 export const WHATIF_EVENTS = ['add-replica', 'crash-leader', 'store-outage'] as const;
 export type WhatIfEvent = (typeof WHATIF_EVENTS)[number];
+/**
+ * Where the producers are: `leader`, in each partition leader's zone (no produce crosses
+ * zones); `spread`, one in each zone, the partition's produces coming from each zone in turn
+ * (a third each in three zones; the batches those of one producer at the asked rate).
+ */
+export const WHATIF_PRODUCER_ZONES = ['leader', 'spread'] as const;
+export type WhatIfProducerZones = (typeof WHATIF_PRODUCER_ZONES)[number];
 
 /** Kafka's largest segment (an int: LogSegment positions are ints). */
 const KAFKA_INT_MAX = 2147483647;
@@ -75,6 +82,10 @@ export interface WhatIfInput {
   lingerMs: number;
   /** Consumers reading the topic in each zone. */
   consumersPerZone: number;
+  /** Where the producers are (WHATIF_PRODUCER_ZONES). */
+  producerZones: WhatIfProducerZones;
+  /** KIP-392: the brokers' replica.selector.class RackAwareReplicaSelector, each consumer's client.rack its zone. */
+  fetchFromFollower: boolean;
   event: WhatIfEvent;
   eventAtMs: number;
   /** store-outage: how long the tiered store is unavailable. */
@@ -104,6 +115,8 @@ export const WHATIF_DEFAULTS: WhatIfInput = {
   recordBytes: MODEL_KNOBS.recordBytes.default as number,
   lingerMs: 5,
   consumersPerZone: 0,
+  producerZones: 'leader',
+  fetchFromFollower: false,
   event: 'add-replica',
   eventAtMs: 1000,
   outageMs: 10_000,
@@ -126,6 +139,8 @@ export const WHATIF_FLAG: Readonly<Record<keyof WhatIfInput, string>> = {
   recordBytes: '--record-bytes',
   lingerMs: '--linger-ms',
   consumersPerZone: '--consumers-per-zone',
+  producerZones: '--producer-zones',
+  fetchFromFollower: '--fetch-from-follower',
   event: '--event',
   eventAtMs: '--event-at-ms',
   outageMs: '--outage-ms',
@@ -289,7 +304,7 @@ export function buildWhatIf(input: WhatIfInput): WhatIfResult {
     if (untilMs > MAX_UNTIL_MS) return { ok: false, problem: `the run would have to last ${untilMs} ms, more than ${MAX_UNTIL_MS}: give smaller sizes or --until` };
   }
 
-  const otherEntries = (produce === null ? 0 : i.partitions) + eventEntries(i, event).length;
+  const otherEntries = (produce === null ? 0 : i.partitions * producerTurns(i)) + eventEntries(i, event).length;
   const consumers = consumerPlan(i, untilMs, produce, otherEntries);
   if (i.consumersPerZone > 0 && produce !== null && consumers === null) {
     return { ok: false, problem: `--consumers-per-zone ${i.consumersPerZone} in ${i.zones} zones reading ${i.partitions} partitions is more consume events than a timeline holds (${MAX_TIMELINE_ENTRIES.toLocaleString('en-US')}: docs/scenario-format.md, Limits): give fewer consumers or partitions` };
@@ -335,6 +350,11 @@ function suggestSegmentBytes(i: WhatIfInput): string {
 /** When partition `q`'s producer first sends: linger clocks staggered over the partitions (as bench/workloads.ts), a steady stream rather than a burst each period. */
 function produceStartMs(produce: ProducePlan, partitions: number, q: number): number {
   return (q * Math.max(1, Math.floor(produce.everyMs / partitions))) % produce.everyMs;
+}
+
+/** Producers taking turns on each partition: one, or one in each zone (--producer-zones spread). */
+function producerTurns(i: WhatIfInput): number {
+  return i.producerZones === 'spread' ? i.zones : 1;
 }
 
 /** Records one partition's producer has sent before `t` (its produces at start, start + everyMs, ...). */
@@ -409,8 +429,12 @@ function scenarioYaml(i: WhatIfInput, p: Parts): string {
   const t = WHATIF_TOPIC;
   const timeline: Entry[] = [];
   if (produce !== null) {
+    const turns = producerTurns(i);
     for (let q = 0; q < i.partitions; q++) {
-      timeline.push({ at: produceStartMs(produce, i.partitions, q), line: `produce: {topic: ${t}, partition: ${q}, records: ${produce.records}, acks: all, everyMs: ${produce.everyMs}}` });
+      const start = produceStartMs(produce, i.partitions, q);
+      if (turns === 1) timeline.push({ at: start, line: `produce: {topic: ${t}, partition: ${q}, records: ${produce.records}, acks: all, everyMs: ${produce.everyMs}}` });
+      // Spread: the zones take turns, each every turns × everyMs, so the partition still gets a produce every everyMs.
+      else for (let k = 0; k < turns; k++) timeline.push({ at: start + k * produce.everyMs, line: `produce: {topic: ${t}, partition: ${q}, records: ${produce.records}, acks: all, everyMs: ${produce.everyMs * turns}, zone: ${p.zones[k]}}` });
     }
   }
   timeline.push(...eventEntries(i, event));
@@ -422,7 +446,8 @@ function scenarioYaml(i: WhatIfInput, p: Parts): string {
         const records = layout.logEndOffset + producedBefore(produce, produceStartMs(produce, i.partitions, q), at - c.pollMs) - from;
         if (records <= 0) continue;
         for (const zone of p.zones) {
-          for (let n = 0; n < i.consumersPerZone; n++) timeline.push({ at, line: `consume: {topic: ${t}, partition: ${q}, fromOffset: ${from}, records: ${records}, zone: ${zone}}` });
+          const rack = i.fetchFromFollower ? `, config: {client.rack: ${zone}}` : '';
+          for (let n = 0; n < i.consumersPerZone; n++) timeline.push({ at, line: `consume: {topic: ${t}, partition: ${q}, fromOffset: ${from}, records: ${records}, zone: ${zone}${rack}}` });
         }
       }
     }
@@ -448,11 +473,12 @@ function scenarioYaml(i: WhatIfInput, p: Parts): string {
     `  ${layout.activeBytes === 0 ? 'an empty active segment' : `the active segment, ${bytes(layout.activeBytes)}`}), in ${bytes(i.segmentBytes)} segments of ${i.recordBytes}-byte records; the followers in sync.`,
     produce === null
       ? `  No producer.`
-      : `  A producer writes ${produce.records} record${produce.records === 1 ? '' : 's'} to each partition every ${produce.everyMs} ms with acks=all (${bytes(Math.round(produce.bytesPerSec))}/s in all).`,
+      : `  A producer writes ${produce.records} record${produce.records === 1 ? '' : 's'} to each partition every ${produce.everyMs} ms with acks=all (${bytes(Math.round(produce.bytesPerSec))}/s in all)${i.producerZones === 'spread' ? `, the producers of the ${i.zones} zones taking turns` : ''}.`,
     `  Then ${what}.`,
     `seed: ${i.seed}`,
     `brokers: ${i.brokers}`,
     `zones: [${p.zones.join(', ')}]`,
+    ...(i.fetchFromFollower ? [`config:`, `  # KIP-392: consumers read from an in-sync replica in their client.rack.`, `  replica.selector.class: ${RACK_AWARE_REPLICA_SELECTOR}`] : []),
     `model:`,
     `  recordBytes: ${i.recordBytes}`,
     `  # The existing log's batches (batch.size); a Fetch still carries replica.fetch.max.bytes,`,

@@ -132,7 +132,7 @@ export function clientLines(c: ClientLineContext): void {
             value: fraction,
             unit: 'fraction',
             source: 'derived',
-            from: `the consumer zone against the broker each consume reads from (the leader unless it names one, or with KIP-392 a follower of its zone: ${pct(rackShare)} of reads)`,
+            from: `the consumer zone against the broker each consume reads from (the leader unless it names one${rackShare > 0 ? `, or with KIP-392 a follower of its zone: ${pct(rackShare)} of reads` : ''})`,
           },
           c.czPrice,
           c.gbInput,

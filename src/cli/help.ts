@@ -101,6 +101,11 @@ The load:
   --linger-ms MS           the producer's linger.ms: a batch per partition each MS [5]
   --consumers-per-zone N   consumers in each zone, each reading what is produced, a
                            second behind, from the leader [0]
+  --producer-zones WHERE   leader: the producer in each leader's zone; spread: one in
+                           each zone, taking turns on every partition [leader]
+  --fetch-from-follower    KIP-392: the brokers' replica.selector.class is
+                           RackAwareReplicaSelector and each consumer's client.rack its
+                           zone, so it reads from an in-sync replica of its own zone
 The event, on partition 0, at --event-at-ms [1000]:
   --event add-replica      a broker joins and an empty replica is added on it [default]
   --event store-outage     the same, the tiered store unavailable for --outage-ms [10000]
