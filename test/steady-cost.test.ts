@@ -208,7 +208,7 @@ until: 30000
     expect(line(r, 'crossZoneProduce').usdPerMonth).toBe(usd((produced / GB) * 2 * 0.01)); // $482.80
     const fanout = 400 / (376 * 800);
     expect(line(r, 'crossZoneConsume').usdPerMonth).toBeCloseTo(((produced * fanout) / GB) * 2 * 0.01, 6);
-    expect(r.cost.assumptions.find((a) => a.startsWith('Clients sit in one zone'))).toContain('model.clientZone b');
+    expect(r.cost.assumptions.find((a) => a.startsWith('The producer sits in zone b'))).toContain('model.clientZone');
     // The option overrides the fan-out: one consumer group reading everything.
     const one = steadyState(scenarioForMode(s, 'classic'), 'classic', { readFanout: 1 });
     expect(one.cost.lines.find((l) => l.id === 'crossZoneConsume')!.usdPerMonth).toBe(usd((produced / GB) * 2 * 0.01));

@@ -99,8 +99,8 @@ export function clientLines(c: ClientLineContext): void {
     } else {
       c.assumptions.push(
         M.clientZone === ''
-          ? `Clients sit in one zone: model.clientZone '' (the default) puts the producer and consumers in each partition leader's zone, so they never cross zones to reach it. Spread evenly over the ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}) (a produce's zone; whatif --producer-zones spread), a producer would reach a leader in another zone ${zones.length - 1} time${zones.length === 2 ? '' : 's'} in ${zones.length}: ${usdWords(spreadUsd)} a month more, and each consumer group reading everything as much again unless it reads from a follower in its zone (KIP-392).`
-          : `Clients sit in one zone: model.clientZone ${M.clientZone}; partitions whose leader is elsewhere cross zones for every produced and consumed byte. Spread evenly over the ${zones.length} zones the share would be ${zones.length - 1} in ${zones.length} (the producer: ${usdWords(spreadUsd)} a month).`,
+          ? `The producer sits in each partition leader's zone (model.clientZone '', the default, and no produce names a zone), so it never crosses zones to reach it. Spread evenly over the ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}) (a produce's zone; whatif --producer-zones spread), a producer would reach a leader in another zone ${zones.length - 1} time${zones.length === 2 ? '' : 's'} in ${zones.length}: ${usdWords(spreadUsd)} a month more.`
+          : `The producer sits in zone ${M.clientZone} (model.clientZone); partitions whose leader is elsewhere cross zones for every produced byte. Spread evenly over the ${zones.length} zones the share would be ${zones.length - 1} in ${zones.length} (${usdWords(spreadUsd)} a month).`,
       );
     }
   }
