@@ -9,7 +9,11 @@
  */
 import { describe, expect, test } from 'vitest';
 import { RACK_AWARE_REPLICA_SELECTOR } from '../core/domain/config.js';
-import { validateScenario } from '../core/scenario/parse.js';
+import { parseScenarioText, validateScenario } from '../core/scenario/parse.js';
+import type { Scenario } from '../core/scenario/types.js';
+import { WHATIF_DEFAULTS, type WhatIfInput, buildWhatIf } from '../core/scenario/whatif.js';
+import { scenarioForMode } from '../core/study/compare.js';
+import { steadyState } from '../core/study/steady-cost.js';
 import { Kernel } from '../core/sim/loop/kernel.js';
 import { buildRunJson, type RunJson } from '../core/sim/loop/output.js';
 import type { Loose } from './support/run.js';
@@ -191,5 +195,62 @@ describe('configs refused as Kafka would, or as the model must', () => {
     const raw = scenario();
     (raw.timeline as any[])[0].produce.zone = 'd';
     expect(problems(raw).join('\n')).toMatch(/timeline\[0\]\.produce\.zone/);
+  });
+});
+
+describe('whatif: --producer-zones spread and --fetch-from-follower', () => {
+  const GB = 1_073_741_824; // 2^30 bytes (core/domain/prices.ts)
+  const MONTH_S = 2_592_000;
+  // 3 brokers in 3 zones, RF 3 (a replica in every zone), 1 consumer per zone.
+  const input = { ...WHATIF_DEFAULTS, tieredBytes: 1024 ** 3, localBytes: 40 * 1024 ** 2, segmentBytes: 16 * 1024 ** 2, produceBytesPerSec: 1_000_000, lingerMs: 100, consumersPerZone: 1, untilMs: 10_000 };
+  const built = (over: Partial<WhatIfInput>) => {
+    const r = buildWhatIf({ ...input, ...over });
+    if (!r.ok) throw new Error(r.problem);
+    const parsed = parseScenarioText(r.whatIf.body, 'whatif.yaml');
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    return { text: r.whatIf.body, scenario: parsed.scenario };
+  };
+  const lineUsd = (s: Scenario, id: string) => steadyState(scenarioForMode(s, 'classic'), 'classic', { readFanout: 3 }).cost.lines.find((l) => l.id === id)!.usdPerMonth;
+
+  test('spread: each partition gets a produce from each zone in turn, at the same rate; the file says so', () => {
+    const { text, scenario: s } = built({ producerZones: 'spread' });
+    const produces = s.timeline.filter((e) => e.action.kind === 'produce').map((e) => ({ at: e.at, ...(e.action as any) }));
+    // 1 MB/s of 1 KiB records, linger 100 ms: 98 records every 100 ms; three zones take turns every 300 ms.
+    expect(produces.map((p) => [p.at, p.zone, p.everyMs, p.records])).toEqual([
+      [0, 'a', 300, 98],
+      [100, 'b', 300, 98],
+      [200, 'c', 300, 98],
+    ]);
+    expect(text).toContain('the producers of the 3 zones taking turns');
+  });
+
+  test('steady state, by hand: producers spread send 2 bytes in 3 across zones; consumers of every zone read 2 in 3 across from the leader, none with KIP-392', () => {
+    const rate = (98 * 1024 * 1000) / 100; // B/s produced
+    const month = (share: number) => ((rate * MONTH_S * share) / GB) * 2 * 0.01; // $0.01/GB each way
+    const leader = built({}).scenario;
+    const spread = built({ producerZones: 'spread' }).scenario;
+    const ffr = built({ fetchFromFollower: true }).scenario;
+    expect(lineUsd(leader, 'crossZoneProduce')).toBe(0);
+    expect(lineUsd(spread, 'crossZoneProduce')).toBeCloseTo(month(2 / 3), 3); // $32.30
+    // Three consumer groups (fan-out 3), one in each zone, two of them in another zone than the leader's.
+    expect(lineUsd(leader, 'crossZoneConsume')).toBeCloseTo(month(3 * (2 / 3)), 3); // $96.90
+    expect(lineUsd(ffr, 'crossZoneConsume')).toBe(0);
+    // The leader-read scenario's assumptions say what KIP-392 would save: all of it here.
+    const said = steadyState(scenarioForMode(leader, 'classic'), 'classic', { readFanout: 3 }).cost.assumptions.join('\n');
+    expect(said).toContain(`With KIP-392 (the brokers' replica.selector.class org.apache.kafka.common.replica.RackAwareReplicaSelector`);
+    expect(said).toMatch(/\$\d[\d,.]* a month less/);
+  });
+
+  test('--fetch-from-follower: the brokers get RackAwareReplicaSelector and each consumer its zone as client.rack; the run reads nothing across zones', () => {
+    const { text, scenario: s } = built({ fetchFromFollower: true });
+    expect(text).toContain(`replica.selector.class: ${RACK_AWARE_REPLICA_SELECTOR}`);
+    const consumes = s.timeline.filter((e) => e.action.kind === 'consume').map((e) => e.action as any);
+    expect(consumes.length).toBeGreaterThan(0);
+    for (const c of consumes) expect(c.config['client.rack']).toBe(c.zone);
+    const k = new Kernel(s);
+    k.runToEnd();
+    const j = buildRunJson(k);
+    expect(crossZone(j).consume).toBe(0);
+    expect(steps(j, 'readReplicaChosen').length).toBeGreaterThan(0);
   });
 });

@@ -327,7 +327,7 @@ describe('the command', () => {
     expect(r.stdout).toMatch(/^whatif: add-replica on events-0; assumed:\n  cluster    3 brokers in 3 zones \(a, b, c; broker i in zone i mod 3\)/);
     expect(r.stdout).toContain('  log        each partition: 1 GiB in remote storage only (64 segments), 40 MiB local (2 uploaded and still local, then the active segment of 8 MiB)');
     expect(r.stdout).toContain('  consumers  1 in each zone');
-    expect(r.stdout).toContain('  defaults   --brokers 3 --zones 3 --partitions 1 --replication-factor 3 --record-bytes 1KiB --event add-replica --event-at-ms 1000 --seed 1\n');
+    expect(r.stdout).toContain('  defaults   --brokers 3 --zones 3 --partitions 1 --replication-factor 3 --record-bytes 1KiB --producer-zones leader --event add-replica --event-at-ms 1000 --seed 1\n');
     expect(r.stdout).toMatch(/\nassumed: each broker's network 1.25 GB\/s \(10 Gbit\/s\) each way/);
     expect(r.stdout).toMatch(/\n {2}classic {2}in the ISR \d+ ms after it was added \(t=\d+ms\), having pulled 4\d\.\d MiB/);
     expect(r.stdout).toMatch(/\n {2}kip1023 {2}in the ISR \d+ ms after it was added/);

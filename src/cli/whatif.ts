@@ -269,6 +269,8 @@ function assumedJson(w: WhatIf, a: WhatIfArgs, network: string) {
     },
     produce: w.produce === null ? null : { bytesPerSec: w.produce.bytesPerSec, recordsPerProduce: w.produce.records, everyMs: w.produce.everyMs, acks: 'all', lingerMs: i.lingerMs },
     consumersPerZone: i.consumersPerZone,
+    producerZones: i.producerZones,
+    fetchFromFollower: i.fetchFromFollower,
     event: w.event,
     untilMs: w.untilMs,
     untilEstimated: i.untilMs === null,
