@@ -524,7 +524,7 @@ export function combinerResults(r: Resolved, walParts: readonly PartFlow[]): Map
   return out;
 }
 
-/** A client's zone when it names none: model.clientZone, else the partition leader's (core/sim/facts.ts zoneOf). */
+/** A client's zone when it names none: model.clientZone, else the partition leader's (core/sim/state/facts.ts zoneOf). */
 function defaultClientZone(r: Resolved, leader: number): string {
   return r.model.clientZone !== '' ? r.model.clientZone : brokerZone(r.s, leader);
 }
