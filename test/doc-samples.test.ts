@@ -56,6 +56,30 @@ describe('the README\'s CLI samples', () => {
   }, 60000);
 });
 
+describe("the README's whatif samples", () => {
+  // Every fenced block that starts with a whatif command: each line it shows (but the "..."
+  // elisions) is a line of what that command prints now, in the same order.
+  const blocks = [...README.matchAll(/```\n(\$ npm run sim -- whatif [^\n]*)\n([\s\S]*?)```/g)].map((m) => ({ command: m[1], lines: m[2].replace(/\n$/, '').split('\n') }));
+  test('there are whatif samples to check', () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+  });
+  for (const b of blocks) {
+    test(b.command.slice(2), async () => {
+      const args = b.command.replace('$ npm run sim -- ', '').split(' ');
+      const r = await cliIn(args, ROOT);
+      expect(r.code, r.stderr).toBe(0);
+      const out = r.stdout.split('\n');
+      let at = 0;
+      for (const line of b.lines) {
+        if (line.trim() === '...') continue;
+        const i = out.indexOf(line, at);
+        expect(i, `README's sample of "${b.command}": not in the output (or out of order):\n${line}`).toBeGreaterThanOrEqual(0);
+        at = i + 1;
+      }
+    }, 300_000);
+  }
+});
+
 describe('docs/scenario-format.md\'s samples', () => {
   test('the refusal of a segment.bytes below 1 MiB', () => {
     const text = readFileSync(join(ROOT, 'scenarios', 'classic-two-rounds.yaml'), 'utf8').replace('internal.segment.bytes: 51200', 'segment.bytes: 51200');

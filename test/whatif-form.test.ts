@@ -110,7 +110,7 @@ describe('the what-if form', () => {
     if (!r.ok) return;
     expect(r.refused?.[0].message).toMatch(/more than the limit of 500,000 for a run that keeps its whole trace/);
     expect(r.suggestion).toBe('--produce 0');
-    expect(r.command).toBe('npm run sim -- whatif --brokers 3 --zones 3 --partitions 1 --replication-factor 3 --tiered 1TiB --local 50GiB --segment-bytes 1GiB --produce 1MB/s --record-bytes 1KiB --linger-ms 5 --consumers-per-zone 0 --event add-replica --modes classic,kip1023,wal');
+    expect(r.command).toBe('npm run sim -- whatif --brokers 3 --zones 3 --partitions 1 --replication-factor 3 --tiered 1TiB --local 50GiB --segment-bytes 1GiB --produce 1MB/s --record-bytes 1KiB --linger-ms 5 --consumers-per-zone 0 --producer-zones leader --event add-replica --event-at-ms 1000 --outage-ms 10000 --down-ms 10000 --seed 1 --modes classic,kip1023,wal');
     expect(r.assumptions[0]).toMatch(/^cluster +3 brokers in 3 zones/);
   });
 });

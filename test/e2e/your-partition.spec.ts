@@ -51,7 +51,7 @@ test('fill the form, build and run it: the new replica joins the ISR; the link r
 
   await expect(page.getByTestId('whatif-running')).toContainText('What if a replica is added to a partition with 1 GiB tiered and 5 MiB local?');
   await expect(page.getByTestId('whatif-assumptions')).toContainText('t=1000ms: broker 3 (zone a, the leader\'s) joins and an empty replica of events-0 is added on it');
-  await expect(page.getByTestId('whatif-command')).toHaveText('npm run sim -- whatif --brokers 3 --zones 3 --partitions 1 --replication-factor 3 --tiered 1GiB --local 5MiB --segment-bytes 1MiB --produce 0 --record-bytes 1KiB --linger-ms 5 --consumers-per-zone 0 --event add-replica --modes classic,kip1023');
+  await expect(page.getByTestId('whatif-command')).toHaveText('npm run sim -- whatif --brokers 3 --zones 3 --partitions 1 --replication-factor 3 --tiered 1GiB --local 5MiB --segment-bytes 1MiB --produce 0 --record-bytes 1KiB --linger-ms 5 --consumers-per-zone 0 --producer-zones leader --event add-replica --event-at-ms 1000 --outage-ms 10000 --down-ms 10000 --seed 1 --modes classic,kip1023');
   await expect(page.getByTestId('whatif-compare').getByRole('link')).toHaveText(['classic vs kip1023']);
   const yaml = page.getByTestId('scenario-text');
   await expect(yaml).toHaveValue(/^name: What if a replica is added to a partition with 1 GiB tiered and 5 MiB local\?/);

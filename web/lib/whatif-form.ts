@@ -13,21 +13,30 @@
 import { MODES, type Mode } from '../../core/study/compare.js';
 import { parseScenarioText, workProblems } from '../../core/scenario/parse.js';
 import type { InputProblem } from '../../core/scenario/types.js';
-import { WHATIF_DEFAULTS, WHATIF_EVENTS, type WhatIf, type WhatIfEvent, type WhatIfInput, buildWhatIf } from '../../core/scenario/whatif.js';
+import { WHATIF_DEFAULTS, WHATIF_EVENTS, WHATIF_PRODUCER_ZONES, type WhatIf, type WhatIfEvent, type WhatIfInput, buildWhatIf } from '../../core/scenario/whatif.js';
 import { describeWhatIfAssumptions } from '../../core/scenario/whatif-assumptions.js';
 import { parseRate, parseSize, sizeFlagText, SIZE_UNITS } from '../../core/util/size.js';
 
 /** The input fields the form sets (the others keep whatif's defaults). */
-export type FormField = 'brokers' | 'zones' | 'partitions' | 'replicationFactor' | 'tieredBytes' | 'localBytes' | 'segmentBytes' | 'produceBytesPerSec' | 'recordBytes' | 'lingerMs' | 'consumersPerZone' | 'event';
+export type FormField =
+  | 'brokers' | 'zones' | 'partitions' | 'replicationFactor' | 'tieredBytes' | 'localBytes' | 'segmentBytes' | 'produceBytesPerSec' | 'recordBytes' | 'lingerMs'
+  | 'consumersPerZone' | 'producerZones' | 'fetchFromFollower' | 'event' | 'eventAtMs' | 'outageMs' | 'downMs' | 'untilMs' | 'activeBytes' | 'seed';
 
 export interface FieldSpec {
   field: FormField;
   /** whatif's flag, without the dashes: the field's name and its key in the link. */
   flag: string;
   label: string;
-  kind: 'int' | 'size' | 'rate' | 'event';
+  /** `choice`: one of `options`; `switch`: a flag without a value (on or off). */
+  kind: 'int' | 'size' | 'rate' | 'event' | 'choice' | 'switch';
   /** A short help line under the field. */
   hint: string;
+  /** The values of a `choice`. */
+  options?: readonly string[];
+  /** May be left empty: whatif then works it out (its default is null). */
+  optional?: true;
+  /** Shown under "More options" (the run's timing and seed). */
+  more?: true;
 }
 
 /** The fields, in the order of `npm run sim -- whatif --help`. */
@@ -43,7 +52,15 @@ export const FORM_FIELDS: readonly FieldSpec[] = [
   { field: 'recordBytes', flag: 'record-bytes', label: 'Record bytes', kind: 'size', hint: 'each record' },
   { field: 'lingerMs', flag: 'linger-ms', label: 'Linger ms', kind: 'int', hint: "the producer's linger.ms" },
   { field: 'consumersPerZone', flag: 'consumers-per-zone', label: 'Consumers per zone', kind: 'int', hint: 'reading what is produced' },
-  { field: 'event', flag: 'event', label: 'Event', kind: 'event', hint: 'on partition 0 at t = 1 s' },
+  { field: 'producerZones', flag: 'producer-zones', label: 'Producer zones', kind: 'choice', options: WHATIF_PRODUCER_ZONES, hint: "leader: in each leader's zone; spread: one in every zone" },
+  { field: 'fetchFromFollower', flag: 'fetch-from-follower', label: 'Fetch from follower', kind: 'switch', hint: "KIP-392: consumers read from a replica of their own zone" },
+  { field: 'event', flag: 'event', label: 'Event', kind: 'event', hint: 'on partition 0, at Event at (ms)' },
+  { field: 'eventAtMs', flag: 'event-at-ms', label: 'Event at (ms)', kind: 'int', hint: 'when the event happens', more: true },
+  { field: 'outageMs', flag: 'outage-ms', label: 'Outage (ms)', kind: 'int', hint: 'store-outage: how long the tiered store is down', more: true },
+  { field: 'downMs', flag: 'down-ms', label: 'Down (ms)', kind: 'int', hint: 'crash-leader: how long the leader stays down', more: true },
+  { field: 'untilMs', flag: 'until', label: 'Until (ms)', kind: 'int', optional: true, hint: 'the run\'s end; empty: estimated from the sizes', more: true },
+  { field: 'activeBytes', flag: 'active', label: 'Active segment', kind: 'size', optional: true, hint: 'part of Local; empty: what Local leaves past whole segments', more: true },
+  { field: 'seed', flag: 'seed', label: 'Seed', kind: 'int', hint: "the scenario's seed", more: true },
 ];
 
 const SPEC_BY_FLAG = new Map(FORM_FIELDS.map((f) => [f.flag, f]));
@@ -56,6 +73,8 @@ export interface WhatIfForm {
 
 /** A field's value as whatif's flag would give it back (sizes in the unit that writes them whole). */
 function flagText(spec: FieldSpec, v: WhatIfInput[FormField]): string {
+  if (v === null) return '';
+  if (spec.kind === 'switch') return v === true ? 'true' : 'false';
   if (spec.kind === 'size') return sizeFlagText(v as number);
   if (spec.kind === 'rate') return v === 0 ? '0' : `${sizeFlagText(v as number)}/s`;
   return String(v);
@@ -77,8 +96,10 @@ export function readForm(form: WhatIfForm): { input: WhatIfInput; errors: FormEr
   const errors: FormErrors = {};
   const set = (f: FormField, v: number) => ((input as unknown as Record<string, number>)[f] = v);
   for (const s of FORM_FIELDS) {
-    const text = (form.values[s.field] ?? '').trim();
+    // A field a link from before it existed leaves out keeps whatif's default.
+    const text = (form.values[s.field] ?? flagText(s, WHATIF_DEFAULTS[s.field])).trim();
     const flag = `--${s.flag}`;
+    if (s.optional && text === '') continue;
     switch (s.kind) {
       case 'int':
         if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) errors[s.field] = `${flag} expects a whole number, got "${text}"`;
@@ -100,6 +121,13 @@ export function readForm(form: WhatIfForm): { input: WhatIfInput; errors: FormEr
         if ((WHATIF_EVENTS as readonly string[]).includes(text)) input.event = text as WhatIfEvent;
         else errors[s.field] = `--event expects ${WHATIF_EVENTS.join(', ')}, got "${text}"`;
         break;
+      case 'choice':
+        if (s.options!.includes(text)) (input as unknown as Record<string, string>)[s.field] = text;
+        else errors[s.field] = `${flag} expects ${s.options!.join(' or ')}, got "${text}"`;
+        break;
+      case 'switch':
+        (input as unknown as Record<string, boolean>)[s.field] = text === 'true';
+        break;
     }
   }
   if (form.modes.length === 0) errors.modes = `--modes: choose at least one design of ${MODES.join(', ')}`;
@@ -115,7 +143,12 @@ export function fieldOfProblem(problem: string): FormField | 'form' {
 /** The form as whatif's arguments, every field given (so a link does not depend on the defaults of its day). */
 export function formArgs(form: WhatIfForm): string[] {
   const args: string[] = [];
-  for (const s of FORM_FIELDS) args.push(`--${s.flag}`, form.values[s.field].trim().replace(/\s+/g, ''));
+  for (const s of FORM_FIELDS) {
+    const v = (form.values[s.field] ?? '').trim().replace(/\s+/g, '');
+    if (s.kind === 'switch') {
+      if (v === 'true') args.push(`--${s.flag}`);
+    } else if (!(s.optional && v === '')) args.push(`--${s.flag}`, v);
+  }
   args.push('--modes', form.modes.join(','));
   return args;
 }
@@ -145,8 +178,14 @@ export function parseFormArgs(text: string): { form: WhatIfForm; problems: strin
       problems.push(`whatif: expected an option such as --tiered, got "${w.slice(0, MAX_VALUE_CHARS)}"`);
       continue;
     }
-    i++;
     const name = w.slice(2);
+    const switchSpec = SPEC_BY_FLAG.get(name);
+    if (switchSpec?.kind === 'switch') {
+      // A switch takes no value (as in the CLI).
+      form.values[switchSpec.field] = 'true';
+      continue;
+    }
+    i++;
     if (v === undefined || v.startsWith('--')) {
       problems.push(`whatif: ${w} needs a value`);
       if (v !== undefined) i--;
@@ -182,9 +221,10 @@ export function parseFormArgs(text: string): { form: WhatIfForm; problems: strin
 export function applyFlags(form: WhatIfForm, flags: string): void {
   const given = parseFormArgs(flags).form;
   const words = flags.trim().split(/\s+/);
-  for (let i = 0; i + 1 < words.length; i += 2) {
+  for (let i = 0; i < words.length; i++) {
     const spec = SPEC_BY_FLAG.get(words[i].replace(/^--/, ''));
     if (spec !== undefined) form.values[spec.field] = given.values[spec.field];
+    if (spec?.kind !== 'switch') i++;
   }
 }
 
