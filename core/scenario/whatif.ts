@@ -237,6 +237,9 @@ export function checkWhatIfInput(i: WhatIfInput): string | null {
     problemIf(!(i.outageMs >= 1), '--outage-ms', `must be at least 1, got ${i.outageMs}`),
     problemIf(!(i.downMs >= 1), '--down-ms', `must be at least 1, got ${i.downMs}`),
     problemIf(i.untilMs !== null && !(i.untilMs > i.eventAtMs && i.untilMs <= MAX_UNTIL_MS), '--until', `must be after the event (--event-at-ms ${i.eventAtMs}) and at most ${MAX_UNTIL_MS}, got ${i.untilMs}`),
+    // The event's end is a timeline entry too: the run must reach it.
+    problemIf(i.untilMs !== null && i.event === 'crash-leader' && i.untilMs > i.eventAtMs && i.untilMs < i.eventAtMs + i.downMs, '--until', `must be at or after the leader's restart (--event-at-ms ${i.eventAtMs} + --down-ms ${i.downMs} = ${i.eventAtMs + i.downMs}), got ${i.untilMs}`),
+    problemIf(i.untilMs !== null && i.event === 'store-outage' && i.untilMs > i.eventAtMs && i.untilMs < i.eventAtMs + i.outageMs, '--until', `must be at or after the store's return (--event-at-ms ${i.eventAtMs} + --outage-ms ${i.outageMs} = ${i.eventAtMs + i.outageMs}), got ${i.untilMs}`),
   ];
   return checks.find((c) => c !== null) ?? null;
 }

@@ -98,7 +98,9 @@ Each partition's log at t=0 (the followers in sync):
 The load:
   --produce RATE           bytes a second over all partitions, acks=all, from t=0;
                            0 for none [1MB/s]
-  --linger-ms MS           the producer's linger.ms: a batch per partition each MS [5]
+  --linger-ms MS           the producer's linger.ms: a batch per partition each MS [5];
+                           a list (5,50,200) also prints each value's month at steady
+                           state in every design (KIP-1176's moves with the batching)
   --consumers-per-zone N   consumers in each zone, each reading what is produced, a
                            second behind, from the leader [0]
   --producer-zones WHERE   leader: the producer in each leader's zone; spread: one in

@@ -108,3 +108,44 @@ test("a what-if past the page's work budget is refused with the builder's estima
   await page.getByTestId('whatif-apply').click();
   await expect(field(page, 'produce')).toHaveValue('0');
 });
+
+test('producers in every zone and fetch from follower (KIP-392), with More options: built, shown and carried by the link', async ({ page }) => {
+  await page.goto('/?scenario=kip1023-bootstrap');
+  await expect(page.getByTestId('step')).toHaveText('0');
+  await field(page, 'tiered').fill('1GiB');
+  await field(page, 'local').fill('5MiB');
+  await field(page, 'segment-bytes').fill('1MiB');
+  await field(page, 'produce').fill('100kB/s');
+  await field(page, 'linger-ms').fill('100');
+  await field(page, 'consumers-per-zone').fill('1');
+  await field(page, 'producer-zones').selectOption('spread');
+  await field(page, 'fetch-from-follower').check();
+  await page.getByTestId('wi-mode-wal').uncheck();
+  await page.getByTestId('wi-mode-kip1023').uncheck();
+  // The run's timing lives under More options.
+  await page.getByText('More options:').click();
+  await field(page, 'event-at-ms').fill('500');
+  await field(page, 'until').fill('4000');
+  await page.getByTestId('whatif-build').click();
+
+  const assumed = page.getByTestId('whatif-assumptions');
+  await expect(assumed).toContainText('one producer in each of the 3 zones, taking turns (--producer-zones spread)');
+  await expect(assumed).toContainText('1 in each zone, reading from an in-sync replica of their own zone (KIP-392');
+  await expect(assumed).toContainText('t=500ms: broker 3');
+  await expect(page.getByTestId('whatif-command')).toContainText('--producer-zones spread --fetch-from-follower --event add-replica --event-at-ms 500');
+  await expect(page.getByTestId('whatif-command')).toContainText('--until 4000');
+  const yaml = page.getByTestId('scenario-text');
+  await expect(yaml).toHaveValue(/replica\.selector\.class: org\.apache\.kafka\.common\.replica\.RackAwareReplicaSelector/);
+  await expect(yaml).toHaveValue(/consume: \{topic: events, partition: 0, fromOffset: \d+, records: \d+, zone: b, config: \{client\.rack: b\}\}/);
+  await expect(yaml).toHaveValue(/produce: \{topic: events, partition: 0, records: \d+, acks: all, everyMs: 300, zone: c\}/);
+
+  // The link reopens the same form.
+  await expect(page).toHaveURL(/whatif=.*--fetch-from-follower/);
+  const again = await page.context().newPage();
+  await again.goto(page.url());
+  await expect(field(again, 'producer-zones')).toHaveValue('spread');
+  await expect(field(again, 'fetch-from-follower')).toBeChecked();
+  await expect(field(again, 'event-at-ms')).toHaveValue('500');
+  await expect(field(again, 'until')).toHaveValue('4000');
+  await expect(again.getByTestId('scenario-text')).toHaveValue(await yaml.inputValue());
+});
