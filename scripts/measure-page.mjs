@@ -1,6 +1,9 @@
 // Measures the walkthrough in Chromium: frame time while playing a scenario at full speed.
 // Usage: node scripts/measure-page.mjs [scenario] [baseUrl]
-// Without baseUrl it builds the site and serves it with `vite preview` itself (port 4179).
+// Without baseUrl it builds the site in test mode and serves it with `vite preview` itself
+// (port 4179). It drives the page through `window.tierscope` (the page's RunState), which
+// only the dev server (`npm start`) and a test-mode build (`vite build --mode test`) set, so a
+// baseUrl must serve one of those.
 import { spawn, execSync } from 'node:child_process';
 import { chromium } from '@playwright/test';
 import { findChromium } from './find-browser.mjs';
@@ -9,7 +12,7 @@ const scenario = process.argv[2] ?? 'steady-state-upload';
 let base = process.argv[3];
 let server = null;
 if (!base) {
-  execSync('npx vite build', { stdio: 'ignore' });
+  execSync('npx vite build --mode test', { stdio: 'ignore' });
   server = spawn('npx', ['vite', 'preview', '--port', '4179', '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore', detached: true });
   base = 'http://127.0.0.1:4179/';
   for (let i = 0; i < 50; i++) {
@@ -24,6 +27,7 @@ const browser = await chromium.launch({
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 await page.goto(`${base}?scenario=${scenario}`);
 await page.waitForSelector('[data-testid=narration]');
+if (!(await page.evaluate(() => 'tierscope' in window))) throw new Error(`${base} sets no window.tierscope: serve the dev server or a test-mode build (vite build --mode test)`);
 await page.selectOption('[data-testid=speed]', '0');
 const deltas = await page.evaluate(async () => {
   const run = window.tierscope;

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Locator, type Page } from '@playwright/test';
 import { ROOT, SHOTS, expect, test } from './fixtures.js';
+import { HELP_ROWS } from '../../web/lib/keyboard.js';
 
 const BAD = join(ROOT, 'test', 'fixtures', 'bad');
 const BUNDLED = readdirSync(join(ROOT, 'scenarios'))
@@ -405,6 +406,11 @@ test('keyboard only: kip1023-bootstrap from start to in sync', async ({ page }) 
   await expect(page.getByRole('dialog')).toHaveCount(0);
 });
 
+test('the production build sets no window.tierscope (only the dev server and test-mode builds do)', async ({ page }) => {
+  await open(page, 'scenario=kip1023-bootstrap');
+  expect(await page.evaluate(() => 'tierscope' in window)).toBe(false);
+});
+
 test('the help overlay opens with ? and closes with Escape', async ({ page }) => {
   // Goal: ? shows the keyboard help, Escape hides it; the Help and Close buttons do the same.
   // Method: press ? and Escape on the default scenario; then click Help and Close.
@@ -415,6 +421,10 @@ test('the help overlay opens with ? and closes with Escape', async ({ page }) =>
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText('play / pause');
   await expect(dialog).toContainText('follower.fetch.last.tiered.offset.enable');
+  // The list is the keyboard table's (web/lib/keyboard.ts), row by row, keys drawn as keys.
+  await expect(dialog.locator('dt')).toHaveText(HELP_ROWS.map((r) => r.keys.map((parts) => parts.join('+')).join(' ')));
+  await expect(dialog.locator('dd')).toHaveText(HELP_ROWS.map((r) => r.does.join('')));
+  await expect(dialog.locator('dt kbd')).toHaveCount(HELP_ROWS.flatMap((r) => r.keys.flat()).length);
   await shot(page, 'help-overlay');
   await page.keyboard.press('Escape');
   await expect(dialog).toHaveCount(0);

@@ -1,0 +1,64 @@
+/**
+ * How the walkthrough fits the window, measured on what is drawn: presenter mode's zoom, and
+ * whether the wide layout's offset lanes keep only the label rows they use now ("fit") and
+ * leave out the keys and the WAL object's table ("tight") so the request lane keeps room.
+ */
+import type { PartitionView } from '../../core/session/view.js';
+import { fixedLanesHeight, lanesLayout } from './layout.js';
+
+/** The wide layout's breakpoint (the stylesheet's 1100 px) and the request lane's least height there. */
+export const WIDE_FROM = 1100;
+const REQUESTS_MIN_PX = 190;
+
+/** An element's drawn height in px (0 for none). */
+const boxHeight = (el: Element | null | undefined) => (el ? el.getBoundingClientRect().height : 0);
+
+/**
+ * The zoom at which presenter mode's two columns fit the window: the pictures and a few
+ * rows of requests in the centre, the chapter's stop and some narration at the right.
+ * Heights are measured unzoomed (divided by the zoom in force), so the answer does not
+ * depend on it. NaN or Infinity when nothing could be measured.
+ */
+export function presenterFit(centerCol: HTMLElement, rightCol: HTMLElement, zoom: number, winH: number): number {
+  const h = (el: Element | null) => boxHeight(el) / zoom;
+  const pictures = h(centerCol.querySelector('.offsets')) + h(centerCol.querySelector('.wal'));
+  const centre = pictures + 170 + 2 * 10 + 16;
+  const story = h(rightCol.querySelector('[data-testid="chapter"]')) + 140 + 10 + 16;
+  return Math.floor(Math.min(winH / centre, winH / story) * 50) / 50;
+}
+
+/**
+ * Whether the offset lanes keep only the label rows they use now instead of the fixed rows
+ * that hold them still between steps: in presenter mode, and in the wide layout when the
+ * fixed rows would leave the request lane less than its minimum under the pictures (at
+ * 1280x800 already with two replicas). A function of the window and of what the step shows,
+ * not of the run's history, so a link gives the same picture. It keeps the heights of the
+ * parts tight mode leaves out, as last measured while shown.
+ */
+export class LaneFit {
+  private legendPx = 80;
+  private walDetailsPx = 0;
+  private walLegendPx = 50;
+
+  measure(centerCol: HTMLElement | undefined, partition: PartitionView | null, winW: number, presenter: boolean): { fit: boolean; tight: boolean } {
+    const panel = centerCol?.querySelector('.offsets');
+    const svg = panel?.querySelector('[data-testid="offset-lanes"]');
+    if (presenter || !centerCol || !panel || !svg || !partition || winW < WIDE_FROM) return { fit: presenter, tight: false };
+    const height = boxHeight;
+    const legend = panel.querySelector('.legend');
+    if (height(legend) > 0) this.legendPx = height(legend);
+    const wal = centerCol.querySelector('.wal');
+    const details = wal?.querySelector('[data-testid="wal-object-details"]');
+    const walLegend = wal?.querySelector('.legend');
+    if (height(details) > 0) this.walDetailsPx = height(details);
+    else if (!wal) this.walDetailsPx = 0;
+    if (height(walLegend) > 0) this.walLegendPx = height(walLegend);
+    // Every part at its full height, whatever is shown now, so the answer does not flip back.
+    const chrome = height(panel) - height(svg) - height(legend) + this.legendPx;
+    const walPx = wal ? height(wal) - height(details) + this.walDetailsPx - height(walLegend) + this.walLegendPx + 10 : 0;
+    const rest = chrome + walPx + 10 + REQUESTS_MIN_PX;
+    const room = centerCol.clientHeight;
+    const fit = rest + fixedLanesHeight(svg.clientWidth, partition.replicas.length) > room;
+    return { fit, tight: fit && rest + lanesLayout(partition, svg.clientWidth, true).height > room };
+  }
+}
