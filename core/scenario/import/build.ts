@@ -219,6 +219,7 @@ export function buildImport(input: ImportInput, options: ImportOptions = IMPORT_
     const given = Object.hasOwn(options.tieredByTopic, t.name) ? options.tieredByTopic[t.name] : null;
     if (given !== null && !tiered) return refusal(topicsSource, t.line, `--tiered ${t.name}=...: ${t.name} is not tiered (remote.storage.enable is not true), so nothing of it is in remote storage`);
     const remoteBytes = tiered ? (given ?? options.tieredBytes ?? 0) : 0;
+    if (remoteBytes > 0) assumptions.push(`remote     ${t.name}: ${formatBytes(remoteBytes)} (${remoteBytes.toLocaleString('en-US')} bytes) a partition in remote storage only, below its local log (--tiered, as given)`);
     if (tiered && given === null && options.tieredBytes === null) {
       assumptions.push(`remote     ${t.name}: nothing in remote storage only (kafka-log-dirs.sh reports local logs only; give --tiered SIZE or --tiered ${t.name}=SIZE, per partition)`);
     }

@@ -57,7 +57,7 @@ export function parseLogDirs(text: string, source: string): ImportResult<Describ
     break;
   }
   if (start < 0) return refusal(source, null, `no JSON: expected the output of kafka-log-dirs.sh --describe (LogDirsCommand), whose last line is {"brokers":[...],"version":1}`);
-  const body = lines.slice(start - 1).map((l) => l.text).join('\n');
+  const body = lines.slice(start - 1).map((l) => l.text).join('\n').trimEnd();
   let doc: Json;
   try {
     doc = JSON.parse(body) as Json;
