@@ -10,6 +10,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { IMPORT_DEFAULTS, type ImportOptions, type ImportText, buildImport } from '../../core/scenario/import/build.js';
 import { MAX_UNTIL_MS } from '../../core/scenario/checks.js';
 import { MODEL_KNOBS } from '../../core/domain/config.js';
+import { readTiered, readTopics } from '../../core/scenario/import/options.js';
 import { parseSize } from '../../core/util/size.js';
 import { EXIT } from './exit.js';
 import { HELP } from './help.js';
@@ -58,20 +59,11 @@ export function parseImportArgs(args: string[]): ImportArgs {
   const topicsFile = one('--topics');
   if (topicsFile === null) throw new UsageError(`import needs --topics FILE (the output of kafka-topics.sh --describe)`);
   const options: ImportOptions = { ...IMPORT_DEFAULTS, tieredByTopic: {} };
-  const topics = (seen.get('--topic') ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
-  if (seen.has('--topic')) options.topics = topics;
-  for (const t of seen.get('--tiered') ?? []) {
-    const m = /^([A-Za-z0-9._-]+)=(.*)$/.exec(t);
-    const size = parseSize(m === null ? t : m[2]);
-    if (!size.ok) throw new UsageError(`--tiered ${t}: ${size.why}`);
-    if (m === null) {
-      if (options.tieredBytes !== null) throw new UsageError(`--tiered SIZE is given twice (--tiered TOPIC=SIZE sets one topic's)`);
-      options.tieredBytes = size.value;
-    } else {
-      if (Object.hasOwn(options.tieredByTopic, m[1])) throw new UsageError(`--tiered ${m[1]}=... is given twice`);
-      options.tieredByTopic[m[1]] = size.value;
-    }
-  }
+  if (seen.has('--topic')) options.topics = readTopics(seen.get('--topic')!) ?? [];
+  const tiered = readTiered(seen.get('--tiered') ?? []);
+  if (!tiered.ok) throw new UsageError(tiered.problem);
+  options.tieredBytes = tiered.tieredBytes;
+  options.tieredByTopic = tiered.tieredByTopic;
   const rb = one('--record-bytes');
   if (rb !== null) {
     const size = parseSize(rb);
