@@ -366,6 +366,14 @@ describe('the command, and the round trip', () => {
     expect(readFileSync(mine, 'utf8')).toBe('name: mine\n');
   });
 
+  test('a scenario that run takes but compare and the page refuse (they keep every trace entry) is written, with a note saying so', async () => {
+    const out = join(tmp, 'long.yaml');
+    const r = await cli('import', '--topics', f('topics.txt'), '--until', '20000000', '--out', out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\nnote: compare, report and the page keep every trace entry and refuse .*long\.yaml as it stands \(the run would take about [\d,]+ kernel events, more than the limit of 500,000 .*\); run streams its trace and takes it, or import fewer topics with --topic$/);
+    expect((await cli('validate', out)).code).toBe(0);
+  });
+
   test('bad input: exit 2, one line naming the file, the line and the problem', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--topics', f('log-dirs.txt')], /^import: .*log-dirs.txt line 1: this is the output of kafka-log-dirs.sh --describe \(LogDirsCommand\), not of kafka-topics.sh --describe \(TopicCommand\): give it as --log-dirs$/],

@@ -9,6 +9,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { IMPORT_DEFAULTS, type ImportOptions, type ImportText, buildImport } from '../../core/scenario/import/build.js';
 import { MAX_UNTIL_MS } from '../../core/scenario/checks.js';
+import { workProblems } from '../../core/scenario/parse.js';
 import { MODEL_KNOBS } from '../../core/domain/config.js';
 import { readTiered, readTopics } from '../../core/scenario/import/options.js';
 import { parseSize } from '../../core/util/size.js';
@@ -140,5 +141,8 @@ export function cmdImport(args: string[], io: Io): number {
   const bad = writeWhole(a.out, text);
   if (bad !== null) return io.err(`import: --out ${bad}`), EXIT.storeFailed;
   io.out(`  scenario   written to ${a.out} (npm run sim -- run ${shellWord(a.out)} runs it; validate, compare and report take it too)`);
+  // compare, report and the page keep every trace entry: a stricter budget than run's.
+  const kept = workProblems(v.scenario, [], { traceKept: true });
+  if (kept.length > 0) io.out(`note: compare, report and the page keep every trace entry and refuse ${a.out} as it stands (${kept[0].message.replace(/ \(docs.*$/, '')}); run streams its trace and takes it, or import fewer topics with --topic`);
   return EXIT.ok;
 }

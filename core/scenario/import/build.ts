@@ -21,6 +21,7 @@ import { formatBytes } from '../../util/format.js';
 import { MAX_BROKERS, MAX_INITIAL_ENTRIES, MAX_SCENARIO_CHARS, MAX_ZONE_CHARS } from '../checks.js';
 import { type Layout, layoutSegments, segmentYaml } from '../generate.js';
 import { parseScenarioText } from '../parse.js';
+import type { Scenario } from '../types.js';
 import { WHATIF_BATCH_BYTES } from '../whatif.js';
 import { type ImportResult, refusal } from './common.js';
 import { type DescribedConfigs, parseConfigsDescribe } from './configs.js';
@@ -78,6 +79,8 @@ export interface ImportedPartition {
 export interface Imported {
   /** The scenario's text (YAML, with comments naming each value's source). */
   body: string;
+  /** The text as the scenario parser read it. */
+  scenario: Scenario;
   brokers: ImportedBroker[];
   zones: string[];
   partitions: ImportedPartition[];
@@ -291,7 +294,7 @@ export function buildImport(input: ImportInput, options: ImportOptions = IMPORT_
     const first = check.problems[0];
     return refusal(topicsSource, null, `the scenario built is refused: ${first.path === '' ? '' : `${first.path}: `}${first.message}${check.problems.length > 1 ? ` (and ${check.problems.length - 1} more)` : ''}; import fewer topics with --topic NAME`);
   }
-  return { ok: true, value: { body, brokers, zones, partitions, brokerConfigs, topicConfigs, assumptions } };
+  return { ok: true, value: { body, scenario: check.scenario, brokers, zones, partitions, brokerConfigs, topicConfigs, assumptions } };
 }
 
 interface TextParts {
