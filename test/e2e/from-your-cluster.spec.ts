@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { type Page } from '@playwright/test';
 import { ROOT, expect, test } from './fixtures.js';
 
@@ -58,6 +59,9 @@ test('paste the three outputs, build and run: the brokers, partitions, leaders a
   await expect(heading(page)).toContainText('Offsets of orders-2 · leader broker 2 · epoch 0 · ISR [2, 0]');
   await picker.selectOption('orders-0');
   await expect(heading(page)).toContainText('Offsets of orders-0 · leader broker 0 · epoch 0 · ISR [0, 1, 2]');
+  // The panel, open with its assumptions, has no accessibility finding.
+  const axe = await new AxeBuilder({ page }).include('[data-testid="import"]').analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 });
 
 test('a paste in the wrong box, or a broken one, is named in the CLI\'s words and nothing runs', async ({ page }) => {
@@ -75,6 +79,8 @@ test('a paste in the wrong box, or a broken one, is named in the CLI\'s words an
   await page.getByTestId('import-tiered').fill('5Mb');
   await page.getByTestId('import-build').click();
   await expect(page.getByTestId('import-problem')).toContainText('--tiered 5Mb: "5Mb": unknown unit "Mb": Mb is bits');
+  const axe = await new AxeBuilder({ page }).include('[data-testid="import"]').analyze();
+  expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
   // The bundled scenario still runs.
   await expect(page).toHaveURL(/scenario=kip1023-bootstrap/);
   await expect(page.getByTestId('import-running')).toHaveCount(0);
