@@ -260,6 +260,35 @@ describe('the scenario built', () => {
     expect(parsed.scenario.topics[0].config).toMatchObject({ 'remote.storage.enable': true, 'segment.bytes': MiB, 'min.insync.replicas': 2 });
   });
 
+  test('"Dynamic configs" (describe without --all): the dynamic values with their sources, the rest from kafka-topics.sh and Kafka\'s defaults; no racks, said so', () => {
+    const dynamic = [
+      'Dynamic configs for topic orders are:',
+      '  remote.storage.enable=true sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:remote.storage.enable=true}',
+      '  segment.bytes=1048576 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=1048576, DEFAULT_CONFIG:log.segment.bytes=1073741824}',
+      'Dynamic configs for broker 1 are:',
+      'Dynamic configs for broker 2 are:',
+      'Dynamic configs for broker 3 are:',
+      'Default configs for brokers in the cluster are:',
+      '  replica.fetch.max.bytes=2097152 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:replica.fetch.max.bytes=2097152}',
+    ].join('\n');
+    const r = build({ configs: [dynamic] }, { topics: ['orders'] });
+    if (!r.ok) throw new Error(r.problem);
+    expect(r.value.body).toContain('segment.bytes: 1048576   # set on the topic (DYNAMIC_TOPIC_CONFIG)');
+    // min.insync.replicas=2 is in kafka-topics.sh's Configs: (not at Kafka's default) but not among the dynamic ones printed.
+    expect(r.value.body).toContain("min.insync.replicas: 2   # not at Kafka's default (kafka-topics.sh Configs:)");
+    expect(r.value.body).toContain('replica.fetch.max.bytes: 2097152   # set dynamically for every broker (DYNAMIC_DEFAULT_BROKER_CONFIG)');
+    expect(r.value.assumptions.join('\n')).toMatch(/zones {6}no broker has broker.rack \(or the configs are "Dynamic configs", which leave it out: give --all\): every broker in one zone, "a"/);
+  });
+
+  test('broker ids already 0 .. n-1 are kept as they are', () => {
+    const renumber = (t: string) => t.replace(/(Leader|Replicas|Isr|Adding Replicas|Removing Replicas): ([\d,]+)/g, (_m, k: string, ids: string) => `${k}: ${ids.split(',').map((x) => Number(x) - 1).join(',')}`);
+    const r = build({ topics: renumber(TOPICS), configs: [], logDirs: null });
+    if (!r.ok) throw new Error(r.problem);
+    expect(r.value.brokers.map((b) => [b.clusterId, b.id])).toEqual([[0, 0], [1, 1], [2, 2]]);
+    expect(r.value.assumptions[0]).toBe('brokers    3 brokers (ids 0, 1, 2)');
+    expect(r.value.body).not.toContain("The cluster's broker ids");
+  });
+
   test('refusals name the input, the line and what is missing', () => {
     const noLeader = TOPICS.replace('Partition: 1\tLeader: 3', 'Partition: 1\tLeader: none');
     expect(refused({ topics: noLeader })).toMatch(/^topics.txt line 7: orders-1 has no leader \(Leader: none\): the model starts every partition with a leader; leave orders out with --topic naming the others$/);
