@@ -403,6 +403,13 @@ describe('the command, and the round trip', () => {
     expect((await cli('validate', out)).code).toBe(0);
   });
 
+  test('--help names the three tools and their Kafka classes; the main help lists import', async () => {
+    const r = await cli('import', '--help');
+    expect(r.code).toBe(0);
+    for (const s of ['kafka-topics.sh --describe (TopicCommand)', 'kafka-configs.sh --describe --all', '(ConfigCommand)', 'kafka-log-dirs.sh --describe (LogDirsCommand)', '--tiered TOPIC=SIZE']) expect(r.stdout).toContain(s);
+    expect((await cli('--help')).stdout).toMatch(/\n  import {10}a scenario from a real cluster/);
+  });
+
   test('bad input: exit 2, one line naming the file, the line and the problem', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--topics', f('log-dirs.txt')], /^import: .*log-dirs.txt line 1: this is the output of kafka-log-dirs.sh --describe \(LogDirsCommand\), not of kafka-topics.sh --describe \(TopicCommand\): give it as --log-dirs$/],
