@@ -7,11 +7,14 @@
  * in test/exhaustive.test.ts, machine coverage in test/coverage.test.ts and the number of
  * conformance cases in test/conformance.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseScenarioText } from '../core/scenario/parse.js';
 import type { InputProblem } from '../core/scenario/types.js';
+import { IMPORT_DEFAULTS, buildImport } from '../core/scenario/import/build.js';
+import { main } from '../src/cli/main.js';
 import { ROOT, cliIn } from './support/run.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -108,5 +111,46 @@ describe('docs/scenario-format.md\'s samples', () => {
     expect(kept.ok).toBe(false);
     if (kept.ok) return;
     expect(problemLines(kept.problems)).toEqual([sample[1]]);
+  });
+});
+
+describe('the import samples (README, docs/import.md)', () => {
+  const IMPORT_DOC = readFileSync(join(ROOT, 'docs', 'import.md'), 'utf8');
+  const fixture = (f: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'import', f), 'utf8');
+
+  test('the README\'s import command prints what the README shows', async () => {
+    const sample = blockAfter(README, 'two log directories a broker, a future replica):');
+    expect(sample[0].startsWith('$ npm run sim -- import ')).toBe(true);
+    const tmp = mkdtempSync(join(tmpdir(), 'import-sample-'));
+    try {
+      // The command as shown, run from the repository with the --out file in a temporary folder.
+      const args = sample[0].replace('$ npm run sim -- ', '').split(' ').map((a) => (a.startsWith('test/') ? join(ROOT, a) : a === 'cluster.yaml' ? join(tmp, a) : a));
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(args, { out: (s) => out.push(s), err: (s) => err.push(s) });
+      expect(err.join('\n')).toBe('');
+      expect(code).toBe(0);
+      expect(out.join('\n').split(join(tmp, 'cluster.yaml')).join('cluster.yaml').split('\n')).toEqual(sample.slice(1));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  test('docs/import.md\'s refusals are what import says of those inputs', () => {
+    const sample = blockAfter(IMPORT_DOC, 'nothing is written. For example:');
+    const topics = fixture('topics.txt');
+    const logDirs = fixture('log-dirs.txt');
+    const configs = fixture('configs.txt');
+    const run = (over: { topics?: string; configs?: string; logDirs?: string }) => {
+      const r = buildImport({ topics: { text: over.topics ?? topics, source: 'topics.txt' }, configs: [{ text: over.configs ?? configs, source: 'configs.txt' }], logDirs: { text: over.logDirs ?? logDirs, source: 'log-dirs.txt' } }, IMPORT_DEFAULTS);
+      return r.ok ? 'accepted' : r.problem;
+    };
+    expect([
+      run({ topics: topics.split('\n').filter((l) => !l.includes('orders\tPartition: 1')).join('\n') }),
+      run({ configs: configs.replace(' sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=1048576, DEFAULT_CONFIG:log.segment.bytes=1073741824}', '') }),
+      run({ logDirs: fixture('log-dirs-truncated.txt') }),
+      run({ logDirs: logDirs.replace('{"partition":"orders-0","size":3500000,"offsetLag":0,"isFuture":false},', '') }),
+      run({ topics: topics.replace('Partition: 1\tLeader: 3', 'Partition: 1\tLeader: none') }),
+    ]).toEqual(sample);
   });
 });

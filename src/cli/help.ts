@@ -13,6 +13,8 @@ Commands:
   compare FILE    run one workload as classic KIP-405, KIP-1023 and KIP-1176 (WAL)
   whatif          a what-if from sizes and rates (--tiered 1TiB --local 50GiB ...):
                   builds the scenario, compares the designs, says what it assumed
+  import          a scenario from a real cluster: the outputs of kafka-topics.sh,
+                  kafka-configs.sh and kafka-log-dirs.sh (--topics, --configs, --log-dirs)
   conformance     run the conformance suite (expected outcomes from Kafka's tests)
   explore         swarm: many seeds with random fault schedules, on every core,
                   or in shards on many machines ('explore merge' joins them);
@@ -71,6 +73,36 @@ Options:
 Exit codes: 0 ok, 2 bad input (nothing runs), 3 an external store or an output file
 failed, 129 an invariant was violated (the JSON still prints, with its violations),
 130 or 143 stopped by SIGINT or SIGTERM.`,
+  import: `Usage: npm run sim -- import --topics FILE [--configs FILE]... [--log-dirs FILE] [options]
+
+A scenario from a real cluster, read from what its tools print (docs/import.md):
+  --topics FILE     kafka-topics.sh --describe (TopicCommand): the topics, each
+                    partition's replicas, leader and ISR (required)
+  --configs FILE    kafka-configs.sh --describe --all, for topics and/or brokers
+                    (ConfigCommand): configs with their sources, broker.rack as zones;
+                    may be given several times (one file per entity type)
+  --log-dirs FILE   kafka-log-dirs.sh --describe (LogDirsCommand): each partition's
+                    local size, laid out as segments of its segment.bytes
+Example:
+  npm run sim -- import --topics topics.txt --configs configs.txt --log-dirs log-dirs.txt --out cluster.yaml
+
+Options:
+  --out FILE          write the scenario there (its first line names the command; an
+                      existing file is written over only if an import wrote it);
+                      without it the scenario goes to stdout, the assumptions to stderr
+  --topic NAME        only this topic (repeat, or NAME,NAME); default every topic but
+                      Kafka's internal ones (__consumer_offsets, ...)
+  --tiered SIZE       bytes in remote storage only of each partition of every tiered
+                      topic (none of the outputs holds it; default 0, said so);
+                      --tiered TOPIC=SIZE for one topic's partitions (repeat)
+  --record-bytes SIZE the records the sizes are laid out in (default 1024)
+  --until MS          the run's end (default 10000)
+  --seed N            the scenario's seed (default 1)
+  --help              this text
+
+Replicas out of the ISR are added empty at t=0 and catch up; a partition without a
+leader, brokers that differ in a broker config, or an output cut short is refused
+with one line naming the file, the line and what is missing (exit 2).`,
   whatif: `Usage: npm run sim -- whatif [options]
 
 A design-review question in sizes and rates, answered by compare: builds an ordinary

@@ -20,6 +20,7 @@ import { type Flags, type Io, UsageError, parseFlags } from './flags.js';
 import { SCENARIO_DIR, listScenarios, loadScenario, printProblems, resolveScenarioPath } from './scenarios.js';
 import { cmdRun } from './run.js';
 import { cmdExplore } from './explore.js';
+import { cmdImport } from './import.js';
 import { cmdWhatIf } from './whatif.js';
 import { withBugsAsync } from '../../core/util/bugs.js';
 import { checkOutputPath, inputNamedBy, writeWhole } from './output-file.js';
@@ -201,6 +202,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     // whatif reads its own options (--partitions there is the topic's, not explore's bound).
     if (command === 'whatif') return cmdWhatIf(rest, io);
+    // import reads its own options (--topics there is a file, --topic a selection).
+    if (command === 'import') return cmdImport(rest, io);
     const flags = parseFlags(rest, command);
     if (!flags.workBudget && !flags.help && ['run', 'compare', 'report', 'validate', 'explore'].includes(command)) {
       io.err(`${command}: note: the scenario work budget is off (--no-work-budget): a scenario past it can take minutes and gigabytes; --max-steps still stops a run (docs/scenario-format.md, Limits)`);
@@ -222,7 +225,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'report':
         return cmdReport(flags, io);
       default:
-        throw new UsageError(`unknown command "${command}"; expected run, compare, whatif, conformance, explore, list, validate or report`);
+        throw new UsageError(`unknown command "${command}"; expected run, compare, whatif, import, conformance, explore, list, validate or report`);
     }
   } catch (e) {
     if (e instanceof UsageError) {

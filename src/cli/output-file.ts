@@ -4,7 +4,7 @@
  * written whole or not at all (to a temporary name beside it, renamed into place), so a
  * full disk never leaves a file that looks complete.
  */
-import { accessSync, constants, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileWhole } from '../write-whole.js';
 
@@ -110,4 +110,26 @@ export function writeWhole(path: string, text: string | Uint8Array): string | nu
     const code = (e as NodeJS.ErrnoException).code;
     return `${path} could not be written (${code ?? (e as Error).message}); nothing was left there`;
   }
+}
+
+/**
+ * Why a generated file (`whatif --out`, `import --out`) may not be written at `path`, or
+ * null. Beside the rules of every output file, an existing regular file is written over only
+ * when the same command wrote it (its first line starts with `marker`): a scenario of the
+ * user's, or any other file, is never replaced.
+ */
+export function generatedOutProblem(path: string, marker: string, command: string): string | null {
+  const bad = checkOutputPath(path);
+  if (bad !== null) return bad;
+  const abs = resolve(path);
+  if (isSpecialFile(abs)) return null;
+  let first: string;
+  try {
+    first = readFileSync(abs, 'utf8').slice(0, 200).split('\n', 1)[0];
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? null : `${path} cannot be read to check who wrote it (${code ?? 'error'})`;
+  }
+  if (first.startsWith(marker)) return null;
+  return `${path} exists and was not written by ${command} (its first line is not "${marker}..."): give a new file name, or remove it first`;
 }
