@@ -15,7 +15,7 @@
  */
 import { findChapter } from '../../core/report/chapters.js';
 import type { RecordedAction } from '../../core/session/session.js';
-import { MODES, type Mode } from '../../core/study/compare.js';
+import { MODES, type Mode } from '../../core/study/modes.js';
 import type { Scenario } from '../../core/scenario/types.js';
 import { decodeUrlState, encodeUrlState, type UrlState } from '../lib/url.js';
 import { type WhatIfForm, readForm } from '../lib/whatif-form.js';

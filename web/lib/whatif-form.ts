@@ -10,7 +10,7 @@
  * options as whatif's own flags (`--tiered 1TiB --local 50GiB ... --modes classic,kip1023`),
  * so the same text after `npm run sim -- whatif` gives the same scenario. Pure: no DOM.
  */
-import { MODES, type Mode } from '../../core/study/compare.js';
+import { MODES, type Mode } from '../../core/study/modes.js';
 import { parseScenarioText, workProblems } from '../../core/scenario/parse.js';
 import type { InputProblem } from '../../core/scenario/types.js';
 import { WHATIF_DEFAULTS, WHATIF_EVENTS, WHATIF_PRODUCER_ZONES, type WhatIf, type WhatIfEvent, type WhatIfInput, buildWhatIf } from '../../core/scenario/whatif.js';
