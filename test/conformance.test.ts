@@ -71,6 +71,7 @@ describe('deliberate bugs are caught', () => {
     hwWithoutIsr: { invariant: 'highWatermarkWithinIsr' },
     kip1023ForNonEmpty: { caseFile: 'kip1023-only-for-empty-followers.yaml' },
     acceptStaleWalChunk: { invariant: 'followerLogIsPrefixOfLeader', caseFile: 'wal-stale-epoch-chunk.yaml' },
+    followerServesPastHighWatermark: { invariant: 'consumerReadsCommitted', caseFile: 'kip392-rack-aware-selector.yaml' },
   };
 
   test('every bug has an expected catcher', () => {

@@ -13,6 +13,7 @@ export const BUGS = {
   hwWithoutIsr: 'the leader advances the high watermark to its own log end, without the ISR',
   kip1023ForNonEmpty: 'the follower takes the KIP-1023 path even when its log is not empty',
   acceptStaleWalChunk: 'a follower appends a WAL chunk written in an older leader epoch',
+  followerServesPastHighWatermark: 'a follower serving a KIP-392 consumer reads up to its log end, past its high watermark',
 } as const;
 
 export type BugName = keyof typeof BUGS;
@@ -28,6 +29,7 @@ export const BUG_SCENARIOS: Record<BugName, string> = {
   hwWithoutIsr: 'wal-stale-chunk-dropped',
   kip1023ForNonEmpty: 'kip1023-bootstrap',
   acceptStaleWalChunk: 'wal-stale-chunk-dropped',
+  followerServesPastHighWatermark: 'kip392-fetch-from-follower',
 };
 
 let active: ReadonlySet<BugName> = new Set();

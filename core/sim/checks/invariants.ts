@@ -437,8 +437,10 @@ export function checkChange(cluster: ClusterView, change: Change): readonly Viol
       return checkRemoteTransition(atMs, change.key, change.segmentId, change.from, change.to);
     case 'requestSent':
       return kip1023OnlyForEmptyFollower(cluster, change.msg);
-    case 'responseSent':
-      return listOffsetsWithinLog(cluster, change.msg);
+    case 'responseSent': {
+      const found = listOffsetsWithinLog(cluster, change.msg);
+      return found.length > 0 ? found : consumerReadsCommitted(cluster, change.msg);
+    }
   }
 }
 
@@ -480,6 +482,32 @@ function listOffsetsWithinLog(cluster: ClusterView, msg: SentMessage): readonly 
       invariant: 'listOffsetsWithinLog',
       subject: `${msg.key}@${from}`,
       message: `leader ${from} of ${msg.key} answers ListOffsets ${String(msg.body['timestamp'])} with offset ${o}, outside its log [${log.logStartOffset}, ${end}]`,
+    },
+  ];
+}
+
+/**
+ * Invariant consumerReadsCommitted: a consumer gets only committed records, whichever replica
+ * serves it: the leader, a KIP-392 follower (up to its own high watermark, which trails the
+ * leader's) or remote storage (FetchIsolation.HIGH_WATERMARK; docs/protocol.md §3 and §3.2).
+ * Committed: below the highest high watermark the partition has reached (or, before any
+ * advance, the highest any replica holds).
+ */
+function consumerReadsCommitted(cluster: ClusterView, msg: SentMessage): readonly Violation[] {
+  if (msg.api !== 'Fetch' || msg.target !== 'consumer' || typeof msg.source !== 'number') return NO_VIOLATIONS;
+  const batches = msg.body['batches'] as readonly RecordBatch[] | undefined;
+  if (batches === undefined || batches.length === 0) return NO_VIOLATIONS;
+  const part = cluster.partitions[msg.key];
+  let committed = cluster.watch.committed[msg.key]?.highWatermark ?? 0;
+  for (const r of Object.values(part.replicaStates)) if (r !== undefined) committed = Math.max(committed, r.log.highWatermark);
+  const last = batches[batches.length - 1].lastOffset;
+  if (last < committed) return NO_VIOLATIONS;
+  return [
+    {
+      atMs: cluster.nowMs,
+      invariant: 'consumerReadsCommitted',
+      subject: `${msg.key}@${msg.source}`,
+      message: `broker ${msg.source} answers a consumer of ${msg.key} with records up to offset ${last}, at or above the highest high watermark ${committed}: a consumer reads committed records only`,
     },
   ];
 }

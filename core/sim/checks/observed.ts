@@ -22,7 +22,8 @@ export type InvariantId =
   | 'followerEpochsMatchLeader'
   // Checked on the wire (a request or an answer as it is sent):
   | 'listOffsetsWithinLog'
-  | 'kip1023OnlyForEmptyFollower';
+  | 'kip1023OnlyForEmptyFollower'
+  | 'consumerReadsCommitted';
 
 export interface Violation {
   atMs: number;
@@ -63,6 +64,7 @@ export interface SentMessage {
   readonly api: string;
   readonly key: string;
   readonly source: number | string | null;
+  readonly target?: number | string | null;
   readonly body: Readonly<Record<string, unknown>>;
 }
 

@@ -7,6 +7,7 @@
  * consumer's configs), and reads one segment at most.
  */
 import { type ConsumerConfig, RACK_AWARE_REPLICA_SELECTOR, defaultConsumerConfig } from '../../domain/config.js';
+import { bugOn } from '../../util/bugs.js';
 import type { LeaderPartitionContext } from '../../machines/leader-partition.js';
 import { fetchReadLimit } from '../../domain/leader-rules.js';
 import { type RecordBatch, appendBatch, logEndOffset, planBatches, readBatches } from '../../domain/partition-log.js';
@@ -251,7 +252,8 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>, resumed = false
   }
   // LocalLog.read with the high watermark as its end (FetchIsolation.HIGH_WATERMARK): one
   // segment, up to maxBytes, nothing at or past the high watermark.
-  const batches = readBatches(log, offset, maxBytes).filter((b) => b.lastOffset < log.highWatermark);
+  const pastHw = bugOn('followerServesPastHighWatermark') && broker !== part.leader;
+  const batches = readBatches(log, offset, maxBytes).filter((b) => b.lastOffset < log.highWatermark || pastHw);
   reply(s, msg, { error: null, batches, servedFrom: 'local', rule: 'consumerLocalRead', fetchOffset: offset }, broker);
 }
 
