@@ -81,7 +81,7 @@ describe('shares of the seed space', () => {
     expect(bad('auto/3')).toThrow('--shard auto/3 takes K from JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX, and neither is set (give K/M instead)');
     expect(bad('auto/3', { JOB_COMPLETION_INDEX: '3' })).toThrow("--shard auto/3: JOB_COMPLETION_INDEX is 3, but the shards are 0 to 2 (the job's number of indexes must be 3)");
     expect(bad('auto/3', { AWS_BATCH_JOB_ARRAY_INDEX: 'one' })).toThrow('--shard auto/3: AWS_BATCH_JOB_ARRAY_INDEX is "one", not a whole number');
-    expect(() => parseFlags(['--plant-bug', 'offByOne'], 'explore')).toThrow(/^--plant-bug expects one of deleteBeforeUpload, skipAuxState, .*acceptStaleWalChunk \(core\/util\/bugs.ts\), got "offByOne"$/);
+    expect(() => parseFlags(['--plant-bug', 'offByOne'], 'explore')).toThrow(/^--plant-bug expects one of deleteBeforeUpload, skipAuxState, .*followerServesPastHighWatermark \(core\/util\/bugs.ts\), got "offByOne"$/);
     expect(parseFlags(['--plant-bug', 'hwWithoutIsr', '--out', 'x.jsonl', '--keep-going'], 'explore')).toMatchObject({ plantBug: 'hwWithoutIsr', out: 'x.jsonl', keepGoing: true });
     for (const opt of ['--shard', '--keep-going']) expect(() => parseFlags([opt, '0/1'], 'run')).toThrow(`unknown option ${opt}`);
     // run takes --plant-bug too (a path found with a planted bug replays with it); compare does not.
