@@ -20,7 +20,7 @@ import { producerSnapshotBytes } from '../domain/producer-state.js';
 import { brokerZone, type Scenario } from '../scenario/types.js';
 import { clientLines } from './steady-clients.js';
 import { type CombinerResult, replayTiering, retainedLimit, type TieringResult } from './steady-replay.js';
-import { Resolved, type CostInput, type CostLine, GIB, MONTH_S, NO_STEADY_STATE, OBJECTS_PER_SEGMENT, type PartFlow, type SteadyFacts, type SteadyMode, type SteadyOptions, type SteadyStateCost, combinerResults, describePlacement, fmtNum, fmtUsd, localRetentionWords, maxOrNull, partitionsOf, segmentSizeInput, timeToReach, usdRound, usdWords, walHold } from './steady-flows.js';
+import { Resolved, type CostInput, type CostLine, GIB, MONTH_S, NO_STEADY_STATE, OBJECTS_PER_SEGMENT, type PartFlow, type SteadyFacts, type SteadyMode, type SteadyOptions, type SteadyStateCost, combinerResults, describePlacement, fmtNum, fmtUsd, localRetentionWords, maxOrNull, partitionsOf, segmentSizeInput, timeToReach, usdRound, walHold } from './steady-flows.js';
 
 export { type SteadyMode, type InputSource, type CostInput, type CostLine, type SteadyStateCost, type SteadyFacts, type SteadyOptions, NO_STEADY_STATE, OBJECTS_PER_SEGMENT, fmtNum } from './steady-flows.js';
 
