@@ -46,7 +46,7 @@ describe('topic creation: what Kafka refuses is bad input with its reason', () =
     expect(r.problems[0].message).not.toContain('\n');
   });
 
-  test.each([
+  test.each<[Record<string, unknown>, Record<string, unknown>?]>([
     [{ 'remote.storage.enable': true, 'local.retention.ms': -2, 'local.retention.bytes': -2 }],
     [{ 'remote.storage.enable': true, 'retention.ms': -1, 'local.retention.ms': -1 }],
     [{ 'remote.storage.enable': true, 'retention.ms': -1, 'local.retention.ms': 5000 }],
