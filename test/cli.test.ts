@@ -75,6 +75,7 @@ describe('CLI', () => {
     ['missing-until.yaml', ['until']],
     ['wrong-types.json', ['seed', 'brokers', 'topics[0].partitions']],
     ['bad-prices.yaml', ['model.clientZone', 'prices.crossZoneUsdPerGbEachDirection', 'prices.walPriceList', 'prices.s3GlacierUsdPerGbMonth']],
+    ['kafka-refuses-topic.yaml', ['topics[0].config']],
   ])('run on the broken file %s prints every problem with its path, exit 2, no stack', (file, paths) => {
     const r = cli('run', join('test', 'fixtures', 'bad', file));
     expect(r.code).toBe(2);

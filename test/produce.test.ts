@@ -63,7 +63,8 @@ test('remote.log.copy.disable stops uploads at once; local retention then falls 
   // Goal: with copy disabled Kafka's leader has no copy task (RemoteLogManager.doHandleLeaderPartition),
   // and UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled is false, so local retention uses
   // retention.bytes (here unlimited) instead of local.retention.bytes (docs/protocol.md §5).
-  // Method: upload with local.retention.bytes 1, disable copy at 500, produce again.
+  // Method: upload with local.retention.bytes 1, disable copy at 500 (with local.retention.bytes
+  // back to -2: Kafka refuses copy disabled with a local retention of its own), produce again.
   const json = run({
     name: 'copy disable',
     brokers: 1,
@@ -71,7 +72,7 @@ test('remote.log.copy.disable stops uploads at once; local retention then falls 
     topics: topic({ 'remote.storage.enable': true, 'internal.segment.bytes': 51200, 'local.retention.bytes': 1 }, [[0]]),
     timeline: [
       { at: 0, produce: { topic: 't', partition: 0, records: 100, acks: 1 } },
-      { at: 500, setConfig: { topic: 't', 'remote.log.copy.disable': true } },
+      { at: 500, setConfig: { topic: 't', 'remote.log.copy.disable': true, 'local.retention.bytes': -2 } },
       { at: 600, produce: { topic: 't', partition: 0, records: 100, acks: 1 } },
     ],
     until: 5000,

@@ -48,11 +48,12 @@ test('setConfig turns KIP-1023 on for a replica added afterwards; the earlier on
 
 test('setConfig on a topic: with remote.storage.enable off, KIP-1023 does not apply', () => {
   // Goal: a topic config change is seen by the follower's eligibility check at once.
-  // Method: leader 10 / 10 / 200 (all local); flag on; the topic's tiering is turned off at t=0.
+  // Method: leader 10 / 10 / 200 (all local); flag on; the topic's tiering is turned off at t=0
+  // (with remote.log.delete.on.disable, without which Kafka refuses it).
   const json = tieredLeader(
     [
       { at: 0, setConfig: { 'follower.fetch.last.tiered.offset.enable': true } },
-      { at: 0, setConfig: { topic: 't', 'remote.storage.enable': false } },
+      { at: 0, setConfig: { topic: 't', 'remote.storage.enable': false, 'remote.log.delete.on.disable': true } },
     ],
     [{ baseOffset: 10, endOffset: 99, tier: 'local' }, { baseOffset: 100, endOffset: 199, tier: 'local' }],
   );

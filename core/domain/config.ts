@@ -218,6 +218,12 @@ export const TOPIC_CONFIGS = {
     kind: 'boolean', default: false,
     doc: 'Stop copying new segments to remote storage (reads and deletes go on).',
   },
+  // KIP-950 (LogConfig, Kafka 3.9+): Kafka's controller refuses to turn remote.storage.enable
+  // off unless this is true in the same change (LogConfig.validateTurningOffRemoteStorageWithDelete).
+  'remote.log.delete.on.disable': {
+    kind: 'boolean', default: false,
+    doc: 'KIP-950: turning remote.storage.enable off deletes the remote data; Kafka refuses to turn tiering off without it.',
+  },
   'segment.bytes': {
     kind: 'int', default: 1073741824, min: SEGMENT_BYTES_MIN, max: KAFKA_INT_MAX,
     kafkaRange: 'LogConfig: atLeast(1024 * 1024), Kafka 4.1+',
@@ -247,6 +253,17 @@ export const TOPIC_CONFIGS = {
   'cleanup.policy': {
     kind: 'string', default: 'delete', oneOf: ['delete', 'compact', 'compact,delete', 'delete,compact'],
     doc: 'delete or compact; KIP-1023 never applies to compacted topics.',
+  },
+  // LogConfig (Kafka 4.3): min.compaction.lag.ms LONG atLeast(0), default 0;
+  // max.compaction.lag.ms LONG atLeast(1), default Long.MAX_VALUE (the model: 2^53 - 1, as
+  // unlimited). The model does not compact: they are here for LogConfig.validateValues.
+  'min.compaction.lag.ms': {
+    kind: 'int', default: 0, min: 0,
+    doc: 'Milliseconds a record stays uncompacted; must not exceed max.compaction.lag.ms (LogConfig.validateValues). The model does not compact.',
+  },
+  'max.compaction.lag.ms': {
+    kind: 'int', default: Number.MAX_SAFE_INTEGER, min: 1,
+    doc: 'Milliseconds after which a record is compacted; Kafka default Long.MAX_VALUE, the model 2^53-1. The model does not compact.',
   },
   'min.insync.replicas': {
     kind: 'int', default: 1, min: 1,

@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   NETWORK_EXCEPTION: 13,
   NOT_ENOUGH_REPLICAS: 19,
   OFFSET_MOVED_TO_TIERED_STORAGE: 109,
+  /** A config Kafka's controller refuses (ConfigException or InvalidConfigurationException). */
+  INVALID_CONFIG: 40,
   /** Errors.forException of an exception Kafka has no code for (a RejectedExecutionException). */
   UNKNOWN_SERVER_ERROR: -1,
 } as const;

@@ -77,6 +77,7 @@ export type KernelRule =
   | 'networkPartition'
   | 'networkHealed'
   | 'configChanged'
+  | 'configRefused'
   | 'replicaAdded'
   | 'transferStarted'
   | 'storeThrottled'

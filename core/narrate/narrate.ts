@@ -80,7 +80,7 @@ export const RULES: Record<string, string> = {
   retentionBytes: 'the partition is above retention.bytes across both tiers',
   retryDelete: 'an earlier delete of this segment failed (DELETE_SEGMENT_STARTED); the expiration task retries it',
   remoteDeletedOnDisable:
-    'remote.storage.enable was turned off: as with KIP-950\'s remote.log.delete.on.disable the remote data is deleted and Log-Start-Offset moves to the local log start; the in-memory Ry stays',
+    'remote.storage.enable was turned off with remote.log.delete.on.disable (KIP-950; Kafka refuses it without): the remote data is deleted and Log-Start-Offset moves to the local log start; the in-memory Ry stays',
   followerLagging: 'the follower has not caught up within replica.lag.time.max.ms, so it leaves the ISR',
   brokerCrashed: 'the broker crashed: its local log survives, its in-memory state (Ry, fetch state) does not',
   brokerRestarted: 'the broker restarted and reloads its remote log metadata',
@@ -111,6 +111,8 @@ export const RULES: Record<string, string> = {
   electionRefused: 'only a live in-sync replica can be elected (clean election only)',
   noEligibleLeader: 'no live in-sync replica is left: the partition is offline',
   configChanged: 'a dynamic config change takes effect at once',
+  configRefused:
+    "Kafka's controller validates the topic's configs merged with the change (ConfigurationControlManager.validateAlterConfig, LogConfig.validate) and answers INVALID_CONFIG: nothing of the change is applied, the topic's configs are unchanged",
   networkPartition: 'a network partition cuts the broker off from the other brokers (the controller still sees it, so no election follows)',
   networkHealed: 'the network partition is over',
   storeThrottled: 'the object store answers every request more slowly (throttling)',
@@ -288,6 +290,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
     case 'highWatermark':
       return verbose ? `${t} broker ${x.broker} ${tp}: high watermark ${x.highWatermark}` : null;
     case 'config':
+      if (x.action === 'refused') return `${t} config change ${(x.keys as string[]).join(', ')} on ${x.topic} refused: ${x.error} "${x.message}" (LogConfig.${x.check})${because(e.rule)}`;
       return `${t} config ${x.key} = ${String(x.value)}${x.topic ? ` on ${x.topic}` : ''}${because(e.rule)}`;
     case 'broker':
       if (x.action === 'added') return `${t} broker ${x.broker} joins the cluster in zone ${String(x.zone)}${because(e.rule)}`;

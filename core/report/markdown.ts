@@ -142,16 +142,24 @@ function value(v: unknown): string {
 function configSection(r: Report): string[] {
   const s: Scenario = r.scenario;
   const rows: string[][] = [];
-  const changes = new Map<string, string[]>();
+  const changes = new Map<string, Array<{ at: number; value: string }>>();
   for (const e of s.timeline) {
     if (e.action.kind !== 'setConfig') continue;
     for (const [k, v] of Object.entries(e.action.values)) {
       const id = `${e.action.topic ?? ''}|${k}`;
-      changes.set(id, [...(changes.get(id) ?? []), `${String(v)} at t=${e.at}ms`]);
+      changes.set(id, [...(changes.get(id) ?? []), { at: e.at, value: String(v) }]);
+    }
+  }
+  // A topic's change that Kafka's controller refused (docs/protocol.md §5.2) is marked so.
+  const refused = new Set<string>();
+  for (const e of r.run.trace) {
+    if (e.type === 'config' && (e as { action?: unknown }).action === 'refused') {
+      for (const k of (e as { keys?: string[] }).keys ?? []) refused.add(`${String(e.topic)}|${k}|${e.atMs}`);
     }
   }
   const changed = (topic: string, k: string) => {
-    const list = [...(changes.get(`${topic}|${k}`) ?? []), ...(topic !== '' ? (changes.get(`|${k}`) ?? []) : [])];
+    const list = [...(changes.get(`${topic}|${k}`) ?? []), ...(topic !== '' ? (changes.get(`|${k}`) ?? []) : [])]
+      .map((c) => `${c.value} at t=${c.at}ms${refused.has(`${topic}|${k}|${c.at}`) ? ' (refused by Kafka: INVALID_CONFIG)' : ''}`);
     return list.length > 0 ? mdInline(`, then ${list.join(', then ')}`) : '';
   };
   // The KIP-1023 switch always shows: whether it is on is the first question a reviewer asks.

@@ -6,6 +6,7 @@
 import {
   BROKER_CONFIGS,
   CONSUMER_CONFIGS,
+  defaultTopicConfig,
   isConsumerConfigKey,
   MODEL_KNOBS,
   TOPIC_CONFIGS,
@@ -15,6 +16,7 @@ import {
   topicConfigSpec,
 } from '../domain/config.js';
 import type { ConfigValue, ConsumerConfig, ModelKnobs, ValueSpec } from '../domain/config.js';
+import { mergedTopicConfig, topicConfigRefusal } from '../domain/log-config-validation.js';
 import { PRICE_KEYS, WAL_PRICE_LISTS, isPriceKey } from '../domain/prices.js';
 import type { PriceOverrides } from '../domain/prices.js';
 import { boolC, checkInt, describe, expectMap, hasOwn, keyPath, list, oneOfC, q, stringC } from './checks.js';
@@ -113,6 +115,18 @@ export function validateConfigEntries(
     }
   }
   return out;
+}
+
+/**
+ * A topic created with `config` (its values each valid): Kafka's controller runs LogConfig's
+ * checks between configs at CreateTopics (ReplicationControlManager.createTopics, through
+ * ConfigurationControlManager.incrementalAlterConfig of the new topic, with no existing
+ * configs; core/domain/log-config-validation.ts). A refusal is bad input, in Kafka's words.
+ */
+export function checkTopicCreation(p: Problems, config: Record<string, ConfigValue>, path: string, systemEnabled: boolean): void {
+  const refusal = topicConfigRefusal(mergedTopicConfig(defaultTopicConfig(), config), false, systemEnabled);
+  if (refusal === null) return;
+  p.add(path, `Kafka refuses to create the topic with these configs: ${refusal.error} "${refusal.message}" (LogConfig.${refusal.check}, Kafka 4.3)`);
 }
 
 export const CONSUMER_CONFIG_KEYS = Object.keys(CONSUMER_CONFIGS);

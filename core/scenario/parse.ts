@@ -134,7 +134,7 @@ function validateInner(raw: unknown, options: ValidateOptions = {}): Checked {
   const infos = new Map<string, TopicInfo>();
   const topics = missing(p, top, 'topics', '', 'a non-empty array of topics')
     ? []
-    : validateTopics(p, top.topics, brokers, infos);
+    : validateTopics(p, top.topics, brokers, infos, config['remote.log.storage.system.enable'] !== false);
 
   const timeline = given(top, 'timeline') ? validateTimeline(p, top.timeline, until, { brokers, topics: infos, zones }) : [];
   const choices = given(top, 'choices') ? validateChoices(p, top.choices) : [];

@@ -33,7 +33,7 @@ import {
   req,
 } from './checks.js';
 import type { Checker, IntRange, Problems } from './checks.js';
-import { TOPIC_CONFIG_KEYS, validateConfigEntries } from './configs.js';
+import { TOPIC_CONFIG_KEYS, checkTopicCreation, validateConfigEntries } from './configs.js';
 import type { InitialPartitionState, InitialSegment, Tier, TopicSpec } from './types.js';
 
 /**
@@ -343,6 +343,8 @@ export function validateTopics(
   v: unknown,
   brokers: number | undefined,
   infos: Map<string, TopicInfo>,
+  /** The brokers' remote.log.storage.system.enable (the top-level config's, else its default). */
+  remoteStorageSystemEnabled: boolean = true,
 ): TopicSpec[] {
   const out: TopicSpec[] = [];
   const arr = expectArray(p, v, 'topics', 'a non-empty array of topics', true, MAX_TOPICS);
@@ -405,7 +407,10 @@ export function validateTopics(
       const cp = keyPath(tp, 'config');
       const cm = expectMap(p, t.config, cp, `a map of topic configs (${list(TOPIC_CONFIG_KEYS)})`);
       if (cm) {
+        const before = p.count;
         config = validateConfigEntries(p, cm, cp, 'topic');
+        // Each value is valid: the controller's checks between configs, as at CreateTopics.
+        if (p.count === before) checkTopicCreation(p, config, cp, remoteStorageSystemEnabled);
         if (hasOwn(cm, 'remote.storage.enable')) {
           const re = cm['remote.storage.enable'];
           remoteEnable = typeof re === 'boolean' ? re : undefined;

@@ -3,6 +3,7 @@
  * words, and the scenario resolved into per-partition flows (streams, segment fill, retention)
  * with the helpers the lines share.
  */
+import { alterTopicConfigs } from '../domain/log-config-validation.js';
 import {
   BROKER_CONFIGS,
   type BrokerConfig,
@@ -211,23 +212,26 @@ export class Resolved {
       this.topics[t.name] = c;
     });
     for (const k of Object.keys(s.config)) this.setBy.set(`broker|${k}`, `config.${k}`);
-    // setConfig as the kernel applies it (core/sim/world/controller.ts): a topic's, or the broker's and every topic's.
+    // setConfig as the kernel applies it (core/sim/world/controller.ts): a topic's, or the
+    // broker's and every topic's; a topic whose merged configs Kafka refuses keeps its own.
     s.timeline.forEach((e, i) => {
       if (e.action.kind !== 'setConfig') return;
       const { topic, values } = e.action;
+      const where = `timeline[${i}] setConfig at ${e.at} ms`;
       for (const [k, v] of Object.entries(values)) {
-        const where = `timeline[${i}] setConfig at ${e.at} ms`;
         if (topic === undefined && isBrokerConfigKey(k)) {
           (this.broker as Record<string, ConfigValue>)[k] = v;
           this.setBy.set(`broker|${k}`, where);
         }
-        if (isTopicConfigKey(k)) {
-          for (const t of Object.keys(this.topics)) {
-            if (topic !== undefined && topic !== t) continue;
-            (this.topics[t] as Record<string, ConfigValue>)[k] = v;
-            this.setBy.set(`topic|${t}|${k}`, where);
-          }
-        }
+      }
+      const topicKeys = Object.keys(values).filter((k) => isTopicConfigKey(k));
+      if (topicKeys.length === 0) return;
+      for (const t of Object.keys(this.topics)) {
+        if (topic !== undefined && topic !== t) continue;
+        const r = alterTopicConfigs(this.topics[t], values, this.broker['remote.log.storage.system.enable']);
+        if (!r.ok) continue;
+        this.topics[t] = r.next;
+        for (const k of topicKeys) this.setBy.set(`topic|${t}|${k}`, where);
       }
     });
     this.prices = resolvePrices(s.prices);

@@ -7,6 +7,7 @@
 import type { Rule } from '../../domain/rules.js';
 import { type ConfigValue, isBrokerConfigKey, isTopicConfigKey } from '../../domain/config.js';
 import { assignEpoch, latestEpoch } from '../../domain/leader-epoch-cache.js';
+import { alterTopicConfigs } from '../../domain/log-config-validation.js';
 import { emptyLog, logEndOffset } from '../../domain/partition-log.js';
 import type { StoreName } from '../../ports/object-store.js';
 import { brokerZone, type TimelineAction } from '../../scenario/types.js';
@@ -146,6 +147,13 @@ export function startFetcher(s: Sim, broker: number, key: string): void {
   startWalReplica(s, broker, key);
 }
 
+/**
+ * A config change, as Kafka's controller takes an IncrementalAlterConfigs: broker configs
+ * apply cluster-wide; each topic's change is validated on the topic's configs merged with it
+ * (ConfigurationControlManager.validateAlterConfig, LogConfig.validate;
+ * core/domain/log-config-validation.ts), and a topic whose merged configs Kafka refuses is
+ * answered INVALID_CONFIG with Kafka's message and keeps its configs.
+ */
 function setConfig(s: Sim, values: Record<string, ConfigValue>, topic?: string): void {
   const state = s.state;
   const now = state.nowMs;
@@ -155,14 +163,35 @@ function setConfig(s: Sim, values: Record<string, ConfigValue>, topic?: string):
     wasTiered[key] = tiered(state, key);
     wasWal[key] = walEnabled(state, key);
   }
+  const topicValues: Record<string, ConfigValue> = {};
   for (const [k, v] of Object.entries(values)) {
     if (topic === undefined && isBrokerConfigKey(k)) (state.brokerConfig as Record<string, ConfigValue>)[k] = v;
-    if (isTopicConfigKey(k)) {
-      for (const t of Object.keys(state.topicConfigs)) {
-        if (topic === undefined || topic === t) (state.topicConfigs[t] as Record<string, ConfigValue>)[k] = v;
+    if (isTopicConfigKey(k)) topicValues[k] = v;
+  }
+  const refused = new Set<string>();
+  if (Object.keys(topicValues).length > 0) {
+    const systemEnabled = state.brokerConfig['remote.log.storage.system.enable'];
+    for (const t of Object.keys(state.topicConfigs)) {
+      if (topic !== undefined && topic !== t) continue;
+      const r = alterTopicConfigs(state.topicConfigs[t], topicValues, systemEnabled);
+      if (r.ok) {
+        Object.assign(state.topicConfigs[t], r.next);
+        continue;
       }
+      refused.add(t);
+      s.emit({ atMs: now, type: 'config', action: 'refused', topic: t, keys: Object.keys(topicValues), error: r.refusal.error, message: r.refusal.message, check: r.refusal.check, rule: 'configRefused' });
     }
-    s.emit({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
+  }
+  for (const [k, v] of Object.entries(values)) {
+    if (refused.size === 0 || (topic === undefined && isBrokerConfigKey(k))) {
+      s.emit({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, ...(topic ? { topic } : {}), rule: 'configChanged' });
+      continue;
+    }
+    // Some topics refused the change: name the topics that took it.
+    if (!isTopicConfigKey(k)) continue;
+    for (const t of Object.keys(state.topicConfigs)) {
+      if ((topic === undefined || topic === t) && !refused.has(t)) s.emit({ atMs: now, type: 'config', action: 'setConfig', key: k, value: v, topic: t, rule: 'configChanged' });
+    }
   }
   for (const key of state.partitionOrder) {
     if (wasTiered[key] && !tiered(state, key)) deleteRemoteOnDisable(s, key);

@@ -255,7 +255,9 @@ export function setRemoteSegmentState(s: Sim, key: string, segmentId: string, to
 
 /**
  * Tiering turned off on a topic. Kafka (KIP-950) only allows this with
- * remote.log.delete.on.disable: the remote data is deleted and Log-Start-Offset moves to
+ * remote.log.delete.on.disable=true (LogConfig.validateTurningOffRemoteStorageWithDelete;
+ * the controller refuses it otherwise, core/sim/world/controller.ts): the remote data is
+ * deleted and Log-Start-Offset moves to
  * the local log start on every replica. The in-memory Ry stays as it was (it never
  * decreases), which is how a stale Ry below Log-Start-Offset arises when tiering is
  * enabled again.
