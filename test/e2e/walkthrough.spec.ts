@@ -461,3 +461,16 @@ test.describe('every bundled scenario loads and runs to the end without errors',
     });
   }
 });
+
+test('the tiering switch turns remote.storage.enable off as Kafka accepts it (with remote.log.delete.on.disable) and on again', async ({ page }) => {
+  await open(page, 'scenario=kip1023-bootstrap');
+  const toggle = page.getByTestId('toggle-tiering');
+  await expect(toggle).toContainText('remote.storage.enable on');
+  await toggle.click();
+  await expect(toggle).toContainText('remote.storage.enable off');
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await expect(page.getByTestId('narration')).not.toContainText('INVALID_CONFIG');
+  await toggle.click();
+  await expect(toggle).toContainText('remote.storage.enable on');
+  await expect(page.getByText('2 recorded actions, kept in the link.')).toBeVisible();
+});

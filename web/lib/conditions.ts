@@ -13,7 +13,10 @@ export function toggleKip1023(run: RunState): void {
 }
 export function toggleTiering(run: RunState, partition: PartitionView | null): void {
   if (!partition) return;
-  run.act({ kind: 'setConfig', topic: partition.topic, values: { 'remote.storage.enable': !partition.tiered } });
+  // Kafka refuses turning tiering off unless the remote data goes too (KIP-950,
+  // LogConfig.validateTurningOffRemoteStorageWithDelete): the switch asks for both.
+  const values: Record<string, boolean> = partition.tiered ? { 'remote.storage.enable': false, 'remote.log.delete.on.disable': true } : { 'remote.storage.enable': true };
+  run.act({ kind: 'setConfig', topic: partition.topic, values });
 }
 export function toggleWal(run: RunState, partition: PartitionView | null): void {
   if (!partition) return;
