@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
-import { buildForm, defaultForm, formArgs, parseFormArgs, readForm, type WhatIfForm } from '../web/lib/whatif-form.js';
+import { defaultForm, formArgs, parseFormArgs, readForm, type WhatIfForm } from '../web/lib/whatif-form.js';
+import { buildForm } from '../web/lib/whatif-build.js';
 import { WHATIF_DEFAULTS } from '../core/scenario/whatif.js';
 import { encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
 

@@ -21,7 +21,7 @@ import { InspectionLog, type LogEntry } from './inspect.js';
 import { inSequence, share } from './layout.js';
 import { type WalHop, walHops } from './wal-layout.js';
 import { decodeUrlState, encodeUrlState } from './url.js';
-import { type FormBuild, type WhatIfForm, buildForm, defaultForm } from './whatif-form.js';
+import { type FormBuild, type WhatIfForm, defaultForm } from './whatif-form.js';
 import { type Job, pastDeadline, runSliced } from './jobs.js';
 import type { ReportReply, ReportRequest } from './report-worker.js';
 
@@ -130,9 +130,10 @@ export class RunState {
       // The form's options: the form refilled, the scenario built again and run.
       this.whatifDraft = state.whatif;
       const step = state.step;
-      const b = this.loadWhatIf(state.whatif, state.seed, state.actions, step === undefined ? undefined : () => this.goTo(step));
-      if (!b.ok || b.refused !== null) this.loadBundled(DEFAULT_SCENARIO);
-      else if (state.partition && this.view?.partitions.some((p) => p.key === state.partition)) this.partitionKey = state.partition;
+      void this.loadWhatIf(state.whatif, state.seed, state.actions, step === undefined ? undefined : () => this.goTo(step)).then((b) => {
+        if (!b.ok || b.refused !== null) this.loadBundled(DEFAULT_SCENARIO);
+        else if (state.partition && this.view?.partitions.some((p) => p.key === state.partition)) this.partitionKey = state.partition;
+      });
       return;
     }
     const id = state.scenario ?? (state.source === undefined ? DEFAULT_SCENARIO : null);
@@ -155,8 +156,10 @@ export class RunState {
    * Builds the form's what-if (whatif-form.ts) and runs it, unless the form has a problem or
    * the page's work budget refuses it; the result (shown by the form) either way.
    */
-  loadWhatIf(form: WhatIfForm, seed?: number, actions: RecordedAction[] = [], then?: () => void): FormBuild {
+  async loadWhatIf(form: WhatIfForm, seed?: number, actions: RecordedAction[] = [], then?: () => void): Promise<FormBuild> {
     const copy: WhatIfForm = { values: { ...form.values }, modes: [...form.modes] };
+    // The builder loads with the first build (web/lib/whatif-build.ts), not with the page.
+    const { buildForm } = await import('./whatif-build.js');
     const b = buildForm(copy);
     this.whatifBuild = b;
     if (b.ok && b.refused === null && this.load(b.whatIf.body, null, seed, actions, null, then)) {
