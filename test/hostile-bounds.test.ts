@@ -6,13 +6,18 @@
  * wait for output, never for time.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { DEFAULT_BOUNDS, STATE_BYTES } from '../core/check/exhaustive.js';
+import { maxStatesFor, statesTheHeapHolds } from '../src/cli/exhaustive.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'src', 'cli', 'main.ts');
+/** tsx's loader by path, so the CLI may run in a scratch directory (it saves counterexamples there). */
+const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const dir = mkdtempSync(join(tmpdir(), 'tierscope-bounds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -24,9 +29,9 @@ interface Ended {
 }
 
 /** The CLI in a child process with a `heapMb` heap; `until(stdout, stderr)` true sends `sig` once. */
-export function cliUntil(args: string[], o: { heapMb: number; until?: (out: string, err: string) => boolean; sig?: NodeJS.Signals }): Promise<Ended> {
+export function cliUntil(args: string[], o: { heapMb: number; cwd?: string; until?: (out: string, err: string) => boolean; sig?: NodeJS.Signals }): Promise<Ended> {
   return new Promise((done) => {
-    const p: ChildProcess = spawn(process.execPath, [`--max-old-space-size=${o.heapMb}`, '--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p: ChildProcess = spawn(process.execPath, [`--max-old-space-size=${o.heapMb}`, '--import', TSX, CLI, ...args], { cwd: o.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let sent = false;
@@ -79,4 +84,42 @@ describe('seeds and shard headers are streamed, never built as a whole range', (
     expect(r.stderr).toContain(`${f}: the header's "seeds" is not a whole number from 1 to 1,000,000,000 (what --seeds takes)`);
     expect(r.stderr).toContain(`${g}: the header's "shard" count 1000000000 is over 1,000,000 (what --shard takes)`);
   }, 120_000);
+});
+
+describe('the exhaustive checker is bounded by memory and reports the search so far when stopped', () => {
+  test('a --max-states the heap cannot hold is refused before starting, in one line naming the bytes a state costs', async () => {
+    const r = await cliUntil(['explore', 'kip1023-bootstrap', '--exhaustive', '--max-states', '1000000'], { heapMb: 100 });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^tierscope: --max-states 1,000,000 needs about 4,096 MB of heap \(4,096 bytes a state\), but this process's heap holds about [\d,]+ states \(limit \d+ MB\); give --max-states [\d,]+ or less, or a larger heap/)]);
+  }, 120_000);
+
+  test('the default bound is lowered to what the heap holds, the same figure every time', () => {
+    expect(statesTheHeapHolds({ heap_size_limit: 4096 * 2 ** 20 })).toBe(Math.floor((4096 * 2 ** 20 * 0.9 - 64 * 2 ** 20) / STATE_BYTES));
+    expect(maxStatesFor(undefined, { heap_size_limit: 4096 * 2 ** 20 })).toBe(927_334);
+    expect(maxStatesFor(undefined, { heap_size_limit: 64 * 2 ** 30 })).toBe(DEFAULT_BOUNDS.maxStates);
+    expect(maxStatesFor(5000, { heap_size_limit: 155 * 2 ** 20 })).toBe(5000);
+    expect(() => maxStatesFor(50_000, { heap_size_limit: 155 * 2 ** 20 })).toThrow(/--max-states 50,000 needs about 205 MB of heap/);
+  });
+
+  test('SIGINT during a search prints the search so far (not exhausted, stopped by SIGINT) and exits 130', async () => {
+    const r = await cliUntil(['explore', 'failover-during-bootstrap', '--exhaustive'], { heapMb: 1024, cwd: dir, until: (_out, err) => /distinct states/.test(err) });
+    expect(r.code).toBe(130);
+    expect(r.stdout).toMatch(/^exhaustive: failover-during-bootstrap, every path/);
+    expect(r.stdout).toMatch(/[\d,]+ distinct states \([\d,]+ explored\), depth \d+, NOT exhausted: stopped by SIGINT, in/);
+    expect(r.stderr).toMatch(/explore: stopped by SIGINT after [\d,]+ distinct states \(depth \d+\); the search so far is above\n$/);
+  }, 120_000);
+
+  test('SIGTERM with --json: exit 143, the figures so far and each counterexample found saved and replayable', async () => {
+    // The known finding auxStateIncomplete is met after about 5,000 states: stop after 10,000.
+    const r = await cliUntil(['explore', 'failover-during-bootstrap', '--exhaustive', '--json'], { heapMb: 1024, cwd: dir, sig: 'SIGTERM', until: (_out, err) => /explore: 10,\d{3} distinct states/.test(err) });
+    expect(r.code).toBe(143);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ mode: 'exhaustive', exhausted: false, stoppedBy: 'SIGTERM', stoppedAtMaxStates: false, stateBytes: STATE_BYTES });
+    expect(doc.distinctStates).toBeGreaterThanOrEqual(10_000);
+    expect(doc.depth).toBeGreaterThan(0);
+    const v = doc.violations.find((x: { known: string | null }) => x.known === 'auxStateIncomplete');
+    expect(v).toMatchObject({ replayed: true });
+    expect(existsSync(join(dir, v.replay.file))).toBe(true);
+  }, 300_000);
 });
