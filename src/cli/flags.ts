@@ -10,6 +10,11 @@ export class UsageError extends Error {}
 export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
+  /**
+   * Resolves once what `out` wrote has been taken by its reader (at once when nothing waits).
+   * A long run awaits it now and then, so output to a pipe read slowly is not held in memory.
+   */
+  drained?: () => Promise<void>;
 }
 
 export interface Flags {

@@ -140,7 +140,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   /** The entries not yet narrated: this step's when streaming, else the kept trace. */
   const traceNow = (): TraceEntry[] => (streaming ? stepEntries : kernel.trace);
   /** The document on stdout: when streaming, its (empty) trace replaced by the spooled entries, written in pieces. */
-  const printJson = (doc: { trace: TraceEntry[] }): void => {
+  const printJson = async (doc: { trace: TraceEntry[] }): Promise<void> => {
     const text = JSON.stringify(doc, null, 2);
     const marker = '\n  "trace": [],\n';
     const at = jsonSpool === null || jsonSpool.count === 0 ? -1 : text.indexOf(marker);
@@ -150,7 +150,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       return;
     }
     io.out(`${text.slice(0, at)}\n  "trace": [`);
-    jsonSpool!.drainLines(io.out);
+    await jsonSpool!.drainLines(io.out, io.drained);
     io.out(`  ],\n${text.slice(at + marker.length)}`);
   };
   // The generator as seeded: starting the cluster may already draw (a follower's first Fetch, with jitter).
@@ -218,6 +218,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
         before = traceLength();
         if ((kernel.state.stepCount & 255) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
           await new Promise((r) => setImmediate(r));
+          // The narration on a pipe: wait for its reader rather than hold what it has not read.
+          if (io.drained !== undefined) await io.drained();
           lastYield = performance.now();
         }
       }
@@ -240,7 +242,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     // The run stops here: it no longer matches the same run in memory.
     traceOutSpool?.dispose();
     const json = { ...buildRunJson(kernel, streaming ? { remoteLogMetadataRecords } : undefined), storeFailures: { count: failures!.count, first: failures!.first } };
-    if (flags.json) printJson(json);
+    if (flags.json) await printJson(json);
     else jsonSpool?.dispose();
     io.err(`run: the ${flags.store} store failed at t=${wholeMs(kernel.nowMs)}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
     return EXIT.storeFailed;
@@ -259,7 +261,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     const bad = traceOutSpool !== null ? traceOutSpool.moveTo(flags.traceOut) : writeWhole(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
     if (bad !== null) {
       // The run's own output still goes out; only the trace file is missing.
-      if (flags.json) printJson(json);
+      if (flags.json) await printJson(json);
       io.err(`run: --trace-out ${bad}`);
       return EXIT.storeFailed;
     }
@@ -279,7 +281,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     return EXIT.storeFailed;
   }
   if (flags.json) {
-    printJson(json);
+    await printJson(json);
   } else {
     io.out('');
     io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events, shown as ${visible.count} steps in the walkthrough):`);
