@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { MAX_LINK_CHARS, type UrlState, decodeUrlState, encodePageLink, encodeUrlState } from '../web/lib/url.js';
 import { MISSING_VIEW, readSessionFile, sessionFileText, stashView, viewOf } from '../web/lib/session-link.js';
 
-const toggles = (n: number) => Array.from({ length: n }, (_, i) => ({ step: i + 1, action: { kind: 'setKip1023' as const, on: i % 2 === 0 } }));
+const toggles = (n: number) => Array.from({ length: n }, (_, i) => ({ step: i + 1, action: { kind: 'setConfig' as const, values: { 'follower.fetch.last.tiered.offset.enable': i % 2 === 0 } } }));
 
 function memoryStorage() {
   const m = new Map<string, string>();

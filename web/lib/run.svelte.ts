@@ -617,9 +617,9 @@ export class RunState {
       scenario: this.scenarioId ?? undefined,
       source: this.scenarioId === null && this.whatifLoaded === null ? this.source : undefined,
       whatif: this.whatifLoaded ?? undefined,
-      seed: this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
+      seed: this.session !== null && this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
       step: c && c.stops[this.stopIndex]?.step === this.step ? undefined : this.step,
-      actions: [...this.session.actions],
+      actions: [...(this.session?.actions ?? [])],
       partition: this.partitionKey !== this.view?.partitions[0]?.key ? this.partitionKey ?? undefined : undefined,
     };
   }
