@@ -11,7 +11,7 @@ import { VisibleStepCounter } from '../../core/session/session.js';
 import { formatBytes, formatUsd } from '../../core/util/format.js';
 import { describeNetwork } from '../../core/sim/world/bandwidth.js';
 import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
-import { S3ObjectStore, badPrefix } from '../stores/s3-store.js';
+import { S3LeaseHeld, S3ObjectStore, badPrefix } from '../stores/s3-store.js';
 import { describeFailure, type StoreFailures } from '../stores/failure.js';
 import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
@@ -100,9 +100,12 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     });
     try {
       await s3.check(flags.createBuckets);
+      // The bucket and prefix are this run's alone (s3-store.ts, the lease).
+      for (const note of await s3.takeLease()) io.err(`run: --store s3: note: ${note}`);
     } catch (e) {
-      io.err(`--store s3: ${(e as Error).message}`);
       s3.destroy();
+      if (e instanceof S3LeaseHeld) return io.err(`run: --store s3: ${e.message}`), EXIT.badInput;
+      io.err(`--store s3: ${(e as Error).message}`);
       return EXIT.storeFailed;
     }
     store = s3;
@@ -227,7 +230,10 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    if (store instanceof S3ObjectStore) store.destroy();
+    if (store instanceof S3ObjectStore) {
+      await store.releaseLease();
+      store.destroy();
+    }
   }
   // A run whose last event was the budget's last step still ends at `until` (the step
   // that finds no event left is the one that moves the clock there).
