@@ -22,7 +22,8 @@ import { parseScenarioText } from '../core/scenario/parse.js';
 import { toScenarioFile } from '../core/scenario/serialize.js';
 import type { Scenario } from '../core/scenario/types.js';
 import type { BugName } from '../core/util/bugs.js';
-import { type ExploreFailure, type ExploreReport, failed, shardSeeds, shardSize, sortedKnown } from './explore.js';
+import { type ExploreFailure, type ExploreReport, failed, shardSeed, shardSeeds, shardSize, sortedKnown } from './explore.js';
+import { MAX_SEEDS, MAX_SHARDS } from './cli/flags.js';
 
 /** The format's name and version: a reader refuses any other. */
 export const SHARD_FORMAT = 'tierscope-explore/1';
@@ -119,7 +120,9 @@ export function runLine(r: SwarmRun, scenarioFile: Record<string, unknown> | und
  * `line` is where lines go when PATH is `-` (stdout).
  */
 export class ShardWriter {
-  private readonly order: number[];
+  /** The share's seeds, by position (never a list: a share may be a billion seeds). */
+  private readonly shard: { index: number; count: number };
+  private readonly total: number;
   private next = 0;
   private readonly waiting = new Map<number, string>();
   private fd: number | null = null;
@@ -132,7 +135,8 @@ export class ShardWriter {
     header: ShardHeader,
     private readonly line: (s: string) => void,
   ) {
-    this.order = shardSeeds(header.seeds, header.shard);
+    this.shard = header.shard;
+    this.total = shardSize(header.seeds, header.shard);
     this.partial = path === '-' ? null : `${resolve(path)}.partial-${hostname()}-${process.pid}`;
     if (this.partial !== null) {
       try {
@@ -147,8 +151,8 @@ export class ShardWriter {
   /** A run (any order); `scenarioFile` for a failing one. */
   add(r: SwarmRun, scenarioFile?: Record<string, unknown>): void {
     this.waiting.set(r.seed, JSON.stringify(runLine(r, scenarioFile)));
-    while (this.next < this.order.length && this.waiting.has(this.order[this.next])) {
-      const seed = this.order[this.next++];
+    while (this.next < this.total && this.waiting.has(shardSeed(this.next, this.shard))) {
+      const seed = shardSeed(this.next++, this.shard);
       this.emit(this.waiting.get(seed)!);
       this.waiting.delete(seed);
       this.count++;
@@ -157,10 +161,10 @@ export class ShardWriter {
 
   /** Writes the end line and puts the file in place; why it could not, as a phrase, or null. */
   finish(end: Omit<EndLine, 'type' | 'runs'>): string | null {
-    if (this.waiting.size > 0 || this.count !== this.order.length) {
+    if (this.waiting.size > 0 || this.count !== this.total) {
       this.abort();
-      const missing = this.order.length - this.count - this.waiting.size;
-      return `${this.path} was not written: ${missing} of the shard's ${this.order.length} seeds ${missing === 1 ? 'has' : 'have'} no result`;
+      const missing = this.total - this.count - this.waiting.size;
+      return `${this.path} was not written: ${missing} of the shard's ${this.total} seeds ${missing === 1 ? 'has' : 'have'} no result`;
     }
     this.emit(JSON.stringify({ type: 'end', runs: this.count, ...end } satisfies EndLine));
     if (this.fd === null || this.partial === null) return this.problem;
@@ -223,9 +227,10 @@ function headerProblem(h: Record<string, unknown>): string | null {
   if (h.format !== SHARD_FORMAT) return `format ${JSON.stringify(h.format)}; this tierscope reads ${SHARD_FORMAT}`;
   if (typeof h.tool !== 'string') return '"tool" is missing';
   if (typeof h.model !== 'string') return '"model" is missing';
-  if (!isInt(h.seeds, 1)) return '"seeds" is not a whole number from 1';
+  if (!isInt(h.seeds, 1) || h.seeds > MAX_SEEDS) return `"seeds" is not a whole number from 1 to ${MAX_SEEDS.toLocaleString('en-US')} (what --seeds takes)`;
   const sh = h.shard;
   if (!isObject(sh) || !isInt(sh.count, 1) || !isInt(sh.index) || sh.index >= sh.count) return '"shard" is not { index, count } with 0 <= index < count';
+  if (sh.count > MAX_SHARDS) return `"shard" count ${sh.count} is over ${MAX_SHARDS.toLocaleString('en-US')} (what --shard takes)`;
   if (!Array.isArray(h.scenarios) || h.scenarios.length === 0 || !h.scenarios.every((s) => isObject(s) && typeof s.name === 'string' && typeof s.sha256 === 'string')) return '"scenarios" is not a list of { name, sha256 }';
   if (!Array.isArray(h.faults) || !h.faults.every((k) => typeof k === 'string')) return '"faults" is not a list of fault kinds';
   if (h.plantBug !== null && typeof h.plantBug !== 'string') return '"plantBug" is neither null nor a bug name';
@@ -244,10 +249,10 @@ function runProblem(r: Record<string, unknown>): string | null {
   return null;
 }
 
-/** A list of seeds for a message: the first few and how many more. */
-function seedList(seeds: number[]): string {
-  const shown = seeds.slice(0, 10).join(', ');
-  return seeds.length > 10 ? `${shown} and ${seeds.length - 10} more` : shown;
+/** A list of seeds for a message: the first few (up to 10) and how many more of `total`. */
+function seedList(first: number[], total: number): string {
+  const shown = first.join(', ');
+  return total > first.length ? `${shown} and ${total - first.length} more` : shown;
 }
 
 /** Reads one shard file; every problem found, each naming the file (and line). */
@@ -329,8 +334,17 @@ export async function readShardFile(file: string): Promise<{ ok: true; shard: Sh
     problems.push(`${file}: incomplete: no end line after ${runs.length} of the ${expected} seeds of ${tag} (the shard was stopped or its output cut short; run it again)`);
   } else {
     if (end.runs !== runs.length) problems.push(`${file}: the end line counts ${end.runs} runs, but the file holds ${runs.length}`);
-    const missing = shardSeeds(header.seeds, header.shard).filter((s) => !lineOf.has(s));
-    if (missing.length > 0) problems.push(`${file}: ${tag} has no line for seed${missing.length === 1 ? '' : 's'} ${seedList(missing)}`);
+    // Every line's seed is in the share and met once, so the share is complete when the counts
+    // agree; otherwise the first missing seeds are found by walking the share (never listing it).
+    const missingCount = expected - lineOf.size;
+    if (missingCount > 0) {
+      const first: number[] = [];
+      for (const s of shardSeeds(header.seeds, header.shard)) {
+        if (!lineOf.has(s)) first.push(s);
+        if (first.length === 10) break;
+      }
+      problems.push(`${file}: ${tag} has no line for seed${missingCount === 1 ? '' : 's'} ${seedList(first, missingCount)}`);
+    }
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, shard: { file, header, runs, end: end! } };
@@ -383,8 +397,10 @@ export async function mergeShardFiles(files: string[]): Promise<{ ok: true; merg
   for (const [index, fs] of [...byIndex].sort(([a], [b]) => a - b)) {
     if (fs.length > 1) problems.push(`shard ${index}/${count} is given ${fs.length} times: ${fs.join(', ')}`);
   }
-  const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !byIndex.has(i));
-  if (missing.length > 0) problems.push(`shard${missing.length === 1 ? '' : 's'} ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''} of ${count} ${missing.length === 1 ? 'is' : 'are'} missing (no file for ${missing.length === 1 ? 'that index' : 'those indexes'})`);
+  const missingCount = count - byIndex.size;
+  const missing: number[] = [];
+  for (let i = 0; i < count && missing.length < 10; i++) if (!byIndex.has(i)) missing.push(i);
+  if (missingCount > 0) problems.push(`shard${missingCount === 1 ? '' : 's'} ${missing.join(', ')}${missingCount > 10 ? ` and ${missingCount - 10} more` : ''} of ${count} ${missingCount === 1 ? 'is' : 'are'} missing (no file for ${missingCount === 1 ? 'that index' : 'those indexes'})`);
   if (problems.length > 0) return { ok: false, problems };
 
   const known: Record<string, number> = {};

@@ -51,12 +51,34 @@ export interface ExploreReport {
   shard: { index: number; count: number } | null;
 }
 
-/** The seeds of share `index` of `count` in 1..n: s with (s - 1) mod count == index, ascending. */
-export function shardSeeds(n: number, shard?: { index: number; count: number }): number[] {
+/**
+ * The seeds of share `index` of `count` in 1..n: s with (s - 1) mod count == index, ascending.
+ * Yielded one at a time: a share may be a billion seeds, which as an array would not fit in
+ * memory (nothing in explore holds the whole range).
+ */
+export function* shardSeeds(n: number, shard?: { index: number; count: number }): Generator<number> {
   const { index, count } = shard ?? { index: 0, count: 1 };
-  const out: number[] = [];
-  for (let s = index + 1; s <= n; s += count) out.push(s);
-  return out;
+  for (let s = index + 1; s <= n; s += count) yield s;
+}
+
+/** The `i`-th (0-based) seed of share `index` of `count`. */
+export function shardSeed(i: number, shard?: { index: number; count: number }): number {
+  const { index, count } = shard ?? { index: 0, count: 1 };
+  return index + 1 + i * count;
+}
+
+/**
+ * What one of `workers` workers runs of a share of 1..n: the share's seeds with position
+ * w, w + workers, w + 2 workers, ..., as a range (first, step, last) rather than a list.
+ */
+export interface SeedRange {
+  first: number;
+  step: number;
+  last: number;
+}
+export function workerSeeds(n: number, shard: { index: number; count: number } | undefined, workers: number, w: number): SeedRange {
+  const { count } = shard ?? { index: 0, count: 1 };
+  return { first: shardSeed(w, shard), step: count * workers, last: n };
 }
 
 /** How many seeds of 1..n share `index` of `count` holds. */
@@ -75,23 +97,22 @@ export function sortedKnown(known: Record<string, number>): Record<string, numbe
 
 export async function explore(o: ExploreOptions): Promise<ExploreReport> {
   const started = performance.now();
-  const seeds = shardSeeds(o.seeds, o.shard);
-  const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), seeds.length));
+  const total = shardSize(o.seeds, o.shard ?? { index: 0, count: 1 });
+  const workers = Math.max(1, Math.min(o.workers ?? availableParallelism(), total));
   const known: Record<string, number> = {};
   let runs = 0;
   let steps = 0;
   const failures: SwarmRun[] = [];
   const pool: Worker[] = [];
-  if (seeds.length > 0 && o.signal?.aborted !== true) {
+  if (total > 0 && o.signal?.aborted !== true) {
     await new Promise<void>((resolve, reject) => {
       o.signal?.addEventListener('abort', () => {
         for (const p of pool) void p.terminate();
       });
       let live = workers;
       for (let w = 0; w < workers; w++) {
-        const mine = seeds.filter((_, i) => i % workers === w);
         const worker = new Worker(new URL('./explore-worker.mjs', import.meta.url), {
-          workerData: { scenarios: o.scenarios, seeds: mine, kinds: o.kinds, bugs: o.bugs ?? [] },
+          workerData: { scenarios: o.scenarios, seeds: workerSeeds(o.seeds, o.shard, workers, w), kinds: o.kinds, bugs: o.bugs ?? [] },
         });
         pool.push(worker);
         worker.on('message', (r: SwarmRun) => {
@@ -99,7 +120,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
           steps += r.steps;
           for (const id of r.known) known[id] = (known[id] ?? 0) + 1;
           o.onRun?.(r);
-          o.onProgress?.(runs, seeds.length);
+          o.onProgress?.(runs, total);
           if (failed(r)) {
             failures.push(r);
             if (o.keepGoing !== true) for (const p of pool) void p.terminate();
@@ -123,7 +144,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreReport> {
     steps,
     seconds: Math.round(seconds * 100) / 100,
     seedsPerSecond: Math.round((runs / Math.max(seconds, 1e-9)) * 10) / 10,
-    workers: seeds.length === 0 ? 0 : workers,
+    workers: total === 0 ? 0 : workers,
     known: sortedKnown(known),
     failure: withScenario[0] ?? null,
     failures: withScenario,

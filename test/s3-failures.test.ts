@@ -184,7 +184,8 @@ describe('the bucket check at start', () => {
 describe('an endpoint that fails during the run', () => {
   test('a proxy that stops answering after some requests: exit 3 within the timeout, the line names it; the JSON still prints', async () => {
     proxySeen = 0;
-    proxyBudget = 40;
+    // 40 of the model's requests, after the run's lease (a GET and a conditional PUT).
+    proxyBudget = 42;
     const r = await cli(['run', 'steady-state-upload', '--json', ...s3Args(proxyPort, '--prefix', 'stall/', '--s3-timeout-ms', '2000')]);
     proxyBudget = Infinity;
     expect(r.status).toBe(3);

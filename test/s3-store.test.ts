@@ -18,7 +18,7 @@ import { Kernel } from '../core/sim/loop/kernel.js';
 import { buildRunJson } from '../core/sim/loop/output.js';
 import type { ObjectStoreEntry } from '../core/sim/state/trace.js';
 import { parseOffsetIndex } from '../src/stores/kafka-objects.js';
-import { S3ObjectStore } from '../src/stores/s3-store.js';
+import { LEASE_KEY, LEASE_TTL_MS, S3LeaseHeld, S3ObjectStore } from '../src/stores/s3-store.js';
 import { type Loose, ROOT, loadBundled } from './support/run.js';
 
 // s3rver is CommonJS.
@@ -221,5 +221,55 @@ describe('S3 store (s3rver)', () => {
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toContain('no-such-bucket');
     expect(missing.stderr).not.toContain('S3RVER');
+    // The run released its lease: the next run on the prefix is not refused.
+    expect(await readLease('cli/')).toBeNull();
+  });
+
+  /** The lease object under `prefix`, or null. */
+  async function readLease(prefix: string): Promise<Record<string, unknown> | null> {
+    const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials: CREDS });
+    const got = await client.send(new GetObjectCommand({ Bucket: 'tierscope', Key: `${prefix}${LEASE_KEY}` })).catch(() => null);
+    return got === null ? null : (JSON.parse(await got.Body!.transformToString()) as Record<string, unknown>);
+  }
+
+  test('a bucket and prefix belong to one run: a second run is refused naming the first; a dead run\'s lease is taken over and said', async () => {
+    const a = s3('lease/');
+    const b = s3('lease/');
+    expect(await a.takeLease(Date.now, 'host-a')).toEqual([]);
+    expect(await readLease('lease/')).toMatchObject({ tool: 'tierscope', pid: process.pid, host: 'host-a' });
+    await expect(b.takeLease(Date.now, 'host-b')).rejects.toThrow(S3LeaseHeld);
+    await expect(b.takeLease(Date.now, 'host-b')).rejects.toThrow(new RegExp(`bucket tierscope and prefix "lease/" are in use by run ${process.pid} on host host-a \\(started .*, lease renewed \\d+ s ago\\): two runs there delete each other's objects; give another --prefix`));
+    // Another prefix is another store.
+    const c = s3('lease-other/');
+    expect(await c.takeLease()).toEqual([]);
+    await c.releaseLease();
+    // Released: the next run takes it.
+    await a.releaseLease();
+    expect(await readLease('lease/')).toBeNull();
+    expect(await b.takeLease(Date.now, 'host-b')).toEqual([]);
+    await b.releaseLease();
+    // A lease not renewed for LEASE_TTL_MS: its run died; the next run says so and takes it.
+    const dead = s3('lease/');
+    await dead.takeLease(() => Date.now() - LEASE_TTL_MS - 1000, 'host-dead');
+    dead.destroy();
+    const next = s3('lease/');
+    const notes = await next.takeLease(Date.now, 'host-next');
+    expect(notes).toEqual([expect.stringMatching(/^took over the lease s3:\/\/tierscope\/lease\/\.tierscope-lease of run \d+ on host host-dead \(started .*, lease renewed 6\d s ago\): that run ended without releasing it \(killed\?\)/)]);
+    expect(await readLease('lease/')).toMatchObject({ host: 'host-next' });
+    await next.releaseLease();
+    for (const s of [a, b, c, next]) s.destroy();
+  });
+
+  test('the CLI refuses a run on a prefix another run holds: exit 2, one line naming it, nothing written there', async () => {
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+    const holder = s3('held/');
+    await holder.takeLease(Date.now, 'elsewhere');
+    const r = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'src', 'cli', 'main.ts'), 'run', 'kip1023-bootstrap', '--store', 's3', '--s3-endpoint', endpoint, '--force-path-style', '--bucket', 'tierscope', '--prefix', 'held/'], env);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^run: --store s3: bucket tierscope and prefix "held/" are in use by run ${process.pid} on host elsewhere`))]);
+    expect(r.stdout).toBe('');
+    expect(await holder.executeAsync({ op: 'list', store: 'tiered', prefix: '' })).toMatchObject({ ok: true, keys: [] });
+    await holder.releaseLease();
+    holder.destroy();
   });
 });

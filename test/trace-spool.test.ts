@@ -12,7 +12,7 @@ import { TraceSpool, spoolBeside } from '../src/cli/trace-spool.js';
 const dir = mkdtempSync(join(tmpdir(), 'tierscope-spool-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('drainLines gives back the text added, line by line, and removes the file', () => {
+test('drainLines gives back the text added, line by line, and removes the file', async () => {
   const spool = new TraceSpool(dir);
   const parts: string[] = [];
   for (let i = 0; i < 60_000; i++) {
@@ -21,7 +21,7 @@ test('drainLines gives back the text added, line by line, and removes the file',
     spool.add(text);
   }
   const out: string[] = [];
-  spool.drainLines((s) => out.push(s));
+  await spool.drainLines((s) => out.push(s));
   expect(out.length).toBeGreaterThan(1);
   expect(out.join('\n')).toBe(parts.join(''));
   expect(existsSync(spool.path)).toBe(false);

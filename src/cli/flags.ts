@@ -10,6 +10,11 @@ export class UsageError extends Error {}
 export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
+  /**
+   * Resolves once what `out` wrote has been taken by its reader (at once when nothing waits).
+   * A long run awaits it now and then, so output to a pipe read slowly is not held in memory.
+   */
+  drained?: () => Promise<void>;
 }
 
 export interface Flags {
@@ -64,6 +69,9 @@ export interface Shard {
 
 /** Where `--shard auto/M` looks for K, in order: Kubernetes Indexed Jobs, then AWS Batch array jobs. */
 export const SHARD_INDEX_VARS = ['JOB_COMPLETION_INDEX', 'AWS_BATCH_JOB_ARRAY_INDEX'] as const;
+
+/** The most seeds `--seeds` takes (a shard file's header claims no more). */
+export const MAX_SEEDS = 1_000_000_000;
 
 /** The most shards `--shard` takes. */
 export const MAX_SHARDS = 1_000_000;
@@ -219,7 +227,7 @@ export function parseFlags(args: string[], command?: string, env: Readonly<Recor
       case '--workers':
       case '--max-steps': {
         const v = value();
-        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000_000) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
+        if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > MAX_SEEDS) throw new UsageError(`${a} expects a whole number from 1, got "${v}"`);
         if (a === '--seeds') f.seeds = Number(v);
         else if (a === '--workers') {
           if (Number(v) > MAX_WORKERS) throw new UsageError(`--workers expects at most ${MAX_WORKERS} (each is a thread with its own model), got ${v}`);

@@ -248,11 +248,15 @@ distinct states, depth, whether the space was exhausted, time and states/s, and 
 violation with its shortest path (breadth-first), saved in explore-failures/ as a scenario
 that run replays (its faults in the timeline, its answers pinned in choices) with a
 walkthrough URL. --max-depth and --max-states bound the search (default 100000 and
-2000000). --plant-bug NAME switches on one deliberate bug (core/util/bugs.ts) to check
+2000000, lowered to what the heap holds: a state costs about 4096 bytes, and a bound the
+heap cannot hold is refused before starting; NODE_OPTIONS=--max-old-space-size=MB gives
+more). SIGINT or SIGTERM prints the search so far (states, depth, each violation found,
+saved and replayable) and exits 130 or 143. --plant-bug NAME switches on one deliberate bug (core/util/bugs.ts) to check
 the checker; NAME is one of:
   ${Object.keys(BUGS).slice(0, 3).join(', ')},
   ${Object.keys(BUGS).slice(3).join(', ')}.
-Exit codes: 0 no new violation, 2 bad input, 129 a new violation was found.`,
+Exit codes: 0 no new violation, 2 bad input, 129 a new violation was found, 130 or 143
+stopped by SIGINT or SIGTERM.`,
   report: `Usage: npm run sim -- report FILE [--format md|mermaid|svg|json] [options]
 
 Runs a scenario, or a guided chapter's scenario, and prints one document:

@@ -259,6 +259,9 @@ if (isEntry) {
       main(process.argv.slice(2), {
         out: (s) => void process.stdout.write(terminalSafe(s) + '\n'),
         err: (s) => process.stderr.write(terminalSafe(s) + '\n'),
+        // A pipe takes writes into memory when its reader lags (Node does not block on it):
+        // waiting for 'drain' bounds what is held to a pipe's worth.
+        drained: () => (process.stdout.writableNeedDrain ? new Promise<void>((r) => process.stdout.once('drain', () => r())) : Promise.resolve()),
       }),
     )
     .then((code) => process.stdout.write('', () => process.exit(code)));

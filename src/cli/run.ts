@@ -11,7 +11,7 @@ import { VisibleStepCounter } from '../../core/session/session.js';
 import { formatBytes, formatUsd } from '../../core/util/format.js';
 import { describeNetwork } from '../../core/sim/world/bandwidth.js';
 import { FsObjectStore, FsStoreRefused, fsFailureCode } from '../stores/fs-store.js';
-import { S3ObjectStore, badPrefix } from '../stores/s3-store.js';
+import { S3LeaseHeld, S3ObjectStore, badPrefix } from '../stores/s3-store.js';
 import { describeFailure, type StoreFailures } from '../stores/failure.js';
 import { EXIT, signalExit } from './exit.js';
 import { HELP } from './help.js';
@@ -100,9 +100,12 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     });
     try {
       await s3.check(flags.createBuckets);
+      // The bucket and prefix are this run's alone (s3-store.ts, the lease).
+      for (const note of await s3.takeLease()) io.err(`run: --store s3: note: ${note}`);
     } catch (e) {
-      io.err(`--store s3: ${(e as Error).message}`);
       s3.destroy();
+      if (e instanceof S3LeaseHeld) return io.err(`run: --store s3: ${e.message}`), EXIT.badInput;
+      io.err(`--store s3: ${(e as Error).message}`);
       return EXIT.storeFailed;
     }
     store = s3;
@@ -140,7 +143,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   /** The entries not yet narrated: this step's when streaming, else the kept trace. */
   const traceNow = (): TraceEntry[] => (streaming ? stepEntries : kernel.trace);
   /** The document on stdout: when streaming, its (empty) trace replaced by the spooled entries, written in pieces. */
-  const printJson = (doc: { trace: TraceEntry[] }): void => {
+  const printJson = async (doc: { trace: TraceEntry[] }): Promise<void> => {
     const text = JSON.stringify(doc, null, 2);
     const marker = '\n  "trace": [],\n';
     const at = jsonSpool === null || jsonSpool.count === 0 ? -1 : text.indexOf(marker);
@@ -150,7 +153,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       return;
     }
     io.out(`${text.slice(0, at)}\n  "trace": [`);
-    jsonSpool!.drainLines(io.out);
+    await jsonSpool!.drainLines(io.out, io.drained);
     io.out(`  ],\n${text.slice(at + marker.length)}`);
   };
   // The generator as seeded: starting the cluster may already draw (a follower's first Fetch, with jitter).
@@ -218,6 +221,8 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
         before = traceLength();
         if ((kernel.state.stepCount & 255) === 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
           await new Promise((r) => setImmediate(r));
+          // The narration on a pipe: wait for its reader rather than hold what it has not read.
+          if (io.drained !== undefined) await io.drained();
           lastYield = performance.now();
         }
       }
@@ -225,7 +230,10 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    if (store instanceof S3ObjectStore) store.destroy();
+    if (store instanceof S3ObjectStore) {
+      await store.releaseLease();
+      store.destroy();
+    }
   }
   // A run whose last event was the budget's last step still ends at `until` (the step
   // that finds no event left is the one that moves the clock there).
@@ -240,7 +248,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     // The run stops here: it no longer matches the same run in memory.
     traceOutSpool?.dispose();
     const json = { ...buildRunJson(kernel, streaming ? { remoteLogMetadataRecords } : undefined), storeFailures: { count: failures!.count, first: failures!.first } };
-    if (flags.json) printJson(json);
+    if (flags.json) await printJson(json);
     else jsonSpool?.dispose();
     io.err(`run: the ${flags.store} store failed at t=${wholeMs(kernel.nowMs)}ms: ${describeFailure(failures!.first!)}; the run stopped (--store-failures fault models such failures as failed requests instead)`);
     return EXIT.storeFailed;
@@ -259,7 +267,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     const bad = traceOutSpool !== null ? traceOutSpool.moveTo(flags.traceOut) : writeWhole(flags.traceOut, json.trace.map((e) => JSON.stringify(e)).join('\n') + '\n');
     if (bad !== null) {
       // The run's own output still goes out; only the trace file is missing.
-      if (flags.json) printJson(json);
+      if (flags.json) await printJson(json);
       io.err(`run: --trace-out ${bad}`);
       return EXIT.storeFailed;
     }
@@ -279,7 +287,7 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
     return EXIT.storeFailed;
   }
   if (flags.json) {
-    printJson(json);
+    await printJson(json);
   } else {
     io.out('');
     io.out(`Summary at t=${json.endMs}ms (${json.metrics.steps as number} kernel events, shown as ${visible.count} steps in the walkthrough):`);

@@ -51,8 +51,12 @@ export class TraceSpool {
     }
   }
 
-  /** Calls `out` with the text in pieces that each end where a line ends (the newline left out), and removes the file. */
-  drainLines(out: (s: string) => void): void {
+  /**
+   * Calls `out` with the text in pieces that each end where a line ends (the newline left out),
+   * and removes the file. After each piece it waits for `drained` (the output's reader has
+   * taken what was written), so a pipe read slowly never makes the text pile up in memory.
+   */
+  async drainLines(out: (s: string) => void, drained: () => Promise<void> = async () => {}): Promise<void> {
     this.flush();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
@@ -71,6 +75,7 @@ export class TraceSpool {
         }
         out(Buffer.concat([carry, buf.subarray(0, end)]).toString('utf8'));
         carry = Buffer.from(buf.subarray(end + 1, n));
+        await drained();
       }
       out(carry.toString('utf8'));
     } finally {

@@ -12,6 +12,16 @@
  * as a failed operation, never as a crash: the CLI stops there by default, or lets the
  * model clean up and retry (`--store-failures fault`). Credentials follow the SDK's default
  * chain and are never printed.
+ *
+ * A bucket and prefix belong to one run at a time (two runs there delete each other's
+ * objects): the CLI takes a lease object, `<prefix>.tierscope-lease` in the tiered bucket,
+ * before the run (`takeLease`). It is read first: a lease renewed within LEASE_TTL_MS is
+ * another run's, and this run is refused naming it; an older one was left by a run that died,
+ * which is said and taken over. It is then written with `If-None-Match: *`, so of two runs
+ * starting at once on a server that honours conditional writes (AWS S3 since 2024, Ceph RGW)
+ * only one gets it; servers that ignore the header (s3rver) still refuse a run that starts
+ * while another holds the lease. The run renews it every LEASE_TTL_MS / 3 and deletes it at
+ * the end (`releaseLease`).
  */
 import {
   CreateBucketCommand,
@@ -23,6 +33,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { type ObjectStoreBackend, type ObjectStoreRequest, type ObjectStoreResult, type StoreName, type StoredObject } from '../../core/ports/object-store.js';
+import { hostname } from 'node:os';
 import { StoreFailures } from './failure.js';
 import { type StoreStats, emptyStats, encodeObject, fileRange, readResult } from './kafka-objects.js';
 
@@ -44,6 +55,23 @@ export interface S3StoreOptions {
   connectTimeoutMs?: number;
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
+
+/** A lease not renewed for this long was left by a run that died. */
+export const LEASE_TTL_MS = 60_000;
+/** The lease object's name, after the prefix. */
+export const LEASE_KEY = '.tierscope-lease';
+
+/** What a lease object holds. */
+interface Lease {
+  tool: 'tierscope';
+  pid: number;
+  host: string;
+  startedAt: string;
+  renewedAt: number;
+}
+
+/** A lease held by another run: the run is refused (exit 2). */
+export class S3LeaseHeld extends Error {}
 
 /** A request's time, retries included, unless `timeoutMs` says otherwise. */
 export const S3_TIMEOUT_MS = 30_000;
@@ -373,6 +401,95 @@ export class S3ObjectStore implements ObjectStoreBackend {
   }
 
   destroy(): void {
+    if (this.renewal !== null) clearInterval(this.renewal);
+    this.renewal = null;
     this.client.destroy();
+  }
+
+  private renewal: ReturnType<typeof setInterval> | null = null;
+  private lease: Lease | null = null;
+
+  private leaseKey(): string {
+    return `${this.opts.prefix ?? ''}${LEASE_KEY}`;
+  }
+
+  private describeLease(l: Partial<Lease>, now: number): string {
+    const ago = typeof l.renewedAt === 'number' ? `${Math.max(0, Math.round((now - l.renewedAt) / 1000))} s ago` : 'at an unknown time';
+    return `run ${l.pid ?? '?'} on host ${l.host ?? '?'} (started ${l.startedAt ?? '?'}, lease renewed ${ago})`;
+  }
+
+  /**
+   * Takes the bucket and prefix for this run (see the file's header); the notes to print (a
+   * dead run's lease taken over). Throws S3LeaseHeld when another run holds it, S3SettingsError
+   * when the lease cannot be read or written.
+   */
+  async takeLease(now: () => number = Date.now, host = hostname()): Promise<string[]> {
+    const Bucket = this.opts.bucket;
+    const Key = this.leaseKey();
+    const where = `s3://${Bucket}/${Key}`;
+    const notes: string[] = [];
+    let old: Partial<Lease> | null = null;
+    try {
+      old = JSON.parse(new TextDecoder().decode(await this.getBytes(Bucket, Key))) as Partial<Lease>;
+    } catch (e) {
+      const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (!(err.name === 'NoSuchKey' || err.$metadata?.httpStatusCode === 404)) {
+        if (e instanceof SyntaxError) old = {};
+        else throw new S3SettingsError(`cannot read the lease ${where}: ${describeS3Error(e, this.hostOf(Bucket)).cause}`);
+      }
+    }
+    if (old !== null) {
+      const t = now();
+      if (typeof old.renewedAt === 'number' && t - old.renewedAt < LEASE_TTL_MS) {
+        throw new S3LeaseHeld(
+          `bucket ${Bucket} and prefix "${this.opts.prefix ?? ''}" are in use by ${this.describeLease(old, t)}: two runs there delete each other's objects; give another --prefix, or wait for it to end (a lease not renewed for ${LEASE_TTL_MS / 1000} s is taken over)`,
+        );
+      }
+      notes.push(`took over the lease ${where} of ${this.describeLease(old, t)}: that run ended without releasing it (killed?); its objects under the prefix may be left over`);
+      try {
+        await this.call((abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal }));
+      } catch (e) {
+        throw new S3SettingsError(`cannot remove the stale lease ${where}: ${describeS3Error(e, this.hostOf(Bucket)).cause}`);
+      }
+    }
+    const lease: Lease = { tool: 'tierscope', pid: process.pid, host, startedAt: new Date(now()).toISOString(), renewedAt: now() };
+    const put = (conditional: boolean) =>
+      this.call((abortSignal) => this.client.send(new PutObjectCommand({ Bucket, Key, Body: JSON.stringify(lease), ...(conditional ? { IfNoneMatch: '*' } : {}) }), { abortSignal }));
+    try {
+      try {
+        await put(true);
+      } catch (e) {
+        // A server without conditional writes (501 NotImplemented): the read above still
+        // refuses a run that starts while another holds the lease.
+        const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+        if (err.$metadata?.httpStatusCode === 501 || err.name === 'NotImplemented') await put(false);
+        else throw e;
+      }
+    } catch (e) {
+      const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 412 || status === 409) throw new S3LeaseHeld(`bucket ${Bucket} and prefix "${this.opts.prefix ?? ''}": another run took the lease ${where} at the same moment; give another --prefix`);
+      throw new S3SettingsError(`cannot write the lease ${where}: ${describeS3Error(e, this.hostOf(Bucket)).cause}`);
+    }
+    this.lease = lease;
+    this.renewal = setInterval(() => {
+      if (this.lease === null) return;
+      this.lease.renewedAt = now();
+      const body = JSON.stringify(this.lease);
+      // Best effort: a lease that cannot be renewed lapses, and the run's own failures say why.
+      void this.call((abortSignal) => this.client.send(new PutObjectCommand({ Bucket, Key, Body: body }), { abortSignal })).catch(() => {});
+    }, LEASE_TTL_MS / 3);
+    this.renewal.unref();
+    return notes;
+  }
+
+  /** Deletes this run's lease (best effort: a store that is down keeps it, and the next run takes it over once it lapses). */
+  async releaseLease(): Promise<void> {
+    if (this.renewal !== null) clearInterval(this.renewal);
+    this.renewal = null;
+    if (this.lease === null) return;
+    this.lease = null;
+    const Bucket = this.opts.bucket;
+    const Key = this.leaseKey();
+    await this.call((abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal })).catch(() => {});
   }
 }

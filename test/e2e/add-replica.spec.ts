@@ -52,7 +52,7 @@ test('2 brokers: a new broker 2 is offered and selected; adding it draws a third
   await page.screenshot({ path: 'test-results/screenshots/add-replica.png', fullPage: true });
 
   // The link carries both actions: a reload shows the same picture, with nothing refused.
-  await page.waitForFunction(() => location.search.includes('actions='));
+  await page.waitForFunction(() => location.hash.includes('actions='));
   const step = await page.getByTestId('step').textContent();
   // The link follows the step at most every 200 ms (web/lib/run.svelte.ts syncUrl): wait for it
   // to hold this one, however fast the steps above were taken.

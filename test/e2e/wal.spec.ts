@@ -181,7 +181,7 @@ test("toggling WAL with 'w' on a classic scenario turns the fast store on for th
   await expect(walLane(page)).toBeVisible();
   await expect(page.getByTestId('sequence').locator('svg[role=img] text.col-label', { hasText: 'fast store' })).toHaveCount(1);
   await expect(page.getByText('1 recorded action, kept in the link.')).toBeVisible();
-  await expect(page).toHaveURL(/[?&]actions=/);
+  await expect(page).toHaveURL(/[?&#]actions=/);
   await shot(page, 'steady-state-upload-wal-toggled-on');
 
   await page.reload();

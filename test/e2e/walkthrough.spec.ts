@@ -80,7 +80,7 @@ async function expectSamePicture(page: Page, before: Awaited<ReturnType<typeof p
  * debounced, so read it only when it has caught up).
  */
 async function urlAt(page: Page, n: number): Promise<string> {
-  await expect(page).toHaveURL(new RegExp(`[?&]step=${n}(&|$)`));
+  await expect(page).toHaveURL(new RegExp(`[?&]step=${n}(&|#|$)`));
   return page.url();
 }
 
@@ -141,7 +141,7 @@ test('classic two rounds with KIP-1023 turned on at step 0: ListOffsets -6, then
   await expect(toggle).toHaveAttribute('aria-pressed', 'true');
   await expect(toggle).toContainText('KIP-1023 on');
   await expect(page.getByText('1 recorded action, kept in the link.')).toBeVisible();
-  await expect(page).toHaveURL(/[?&]actions=/);
+  await expect(page).toHaveURL(/[?&#]actions=/);
   await expect(stepOut(page)).toHaveText('0');
 
   await stepUntil(page, ['ListOffsets', '-6 (EARLIEST_PENDING_UPLOAD)'], 'button');
@@ -198,10 +198,10 @@ test('the URL reproduces the view after a reload and in a fresh load', async ({ 
   await stepTo(page, 6, 'ArrowRight');
   await expect(page.getByText('2 recorded actions, kept in the link.')).toBeVisible();
 
-  await expect(page).toHaveURL(/[?&]actions=/);
+  await expect(page).toHaveURL(/[?&#]actions=/);
   const url = await urlAt(page, 6);
   expect(url).toContain('scenario=kip1023-bootstrap');
-  expect(url).toMatch(/[?&]actions=[A-Za-z0-9_-]+/);
+  expect(url).toMatch(/[?&#]actions=[A-Za-z0-9_-]+/);
   const before = await picture(page);
 
   await page.reload();
@@ -227,7 +227,7 @@ test('an action at step 0 reloads into the same narration (core/session: step-0 
   await page.keyboard.press('k');
   await expect(page.getByTestId('toggle-kip1023')).toHaveAttribute('aria-pressed', 'true');
   await expect(currentNarration(page)).toContainText('config follower.fetch.last.tiered.offset.enable = true');
-  await expect(page).toHaveURL(/[?&]actions=/);
+  await expect(page).toHaveURL(/[?&#]actions=/);
   const at0 = await picture(page);
   const url0 = await urlAt(page, 0);
   await stepTo(page, 1, 'ArrowRight');
@@ -314,7 +314,7 @@ test('a bad scenario shows every problem and changes nothing', async ({ page }) 
   await expect(problems).toHaveCount(0);
   await expect(stepOut(page)).toHaveText('0');
   await expect(picker).toHaveValue('');
-  await expect(page).toHaveURL(/[?&]src=/);
+  await expect(page).toHaveURL(/[?&#]src=/);
   await stepTo(page, 1, page.getByTestId('step-forward'));
   const pasted = await picture(page);
   await urlAt(page, 1);
@@ -382,7 +382,7 @@ test('keyboard only: kip1023-bootstrap from start to in sync', async ({ page }) 
   await expect(page.getByTestId('toggle-kip1023')).toHaveAttribute('aria-pressed', 'false');
   await page.keyboard.press('p');
   await expect(page.getByText('2 recorded actions, kept in the link.')).toBeVisible();
-  await expect(page).toHaveURL(/[?&]actions=/);
+  await expect(page).toHaveURL(/[?&#]actions=/);
 
   // Focus is visible: Tab from the page to the header's Help button (after the Side by
   // side link and the Present button).

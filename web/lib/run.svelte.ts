@@ -20,7 +20,8 @@ import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
 import { InspectionLog, type LogEntry } from './inspect.js';
 import { inSequence, share } from './layout.js';
 import { type WalHop, walHops } from './wal-layout.js';
-import { decodeUrlState, encodeUrlState } from './url.js';
+import { type UrlState, decodeUrlState, encodePageLink } from './url.js';
+import { MISSING_VIEW, readSessionFile, sessionFileText, stashView, viewOf } from './session-link.js';
 import { type FormBuild, type WhatIfForm, defaultForm } from './whatif-form.js';
 import { type Job, pastDeadline, runSliced } from './jobs.js';
 import type { ReportReply, ReportRequest } from './report-worker.js';
@@ -54,6 +55,8 @@ export class RunState {
   scenario = $state.raw<Scenario | null>(null);
   problems = $state.raw<InputProblem[]>([]);
   urlProblems = $state.raw<string[]>([]);
+  /** The view's link length when it is over MAX_LINK_CHARS (the address bar then holds `#view=ID`), else null. */
+  linkTooLong = $state<number | null>(null);
   view = $state.raw<RunView | null>(null);
   step = $state(0);
   totalSteps = $state(0);
@@ -112,9 +115,11 @@ export class RunState {
   /** Per frame: [stepping, state refresh, DOM update, layout] in ms. */
   refreshTimes: number[][] = [];
 
-  /** Loads from the URL, or the default scenario. */
-  init(search: string): void {
-    const { state, problems } = decodeUrlState(search);
+  /** Loads from the URL (its query and fragment, or the view a `#view=ID` names), or the default scenario. */
+  init(search: string, hash = ''): void {
+    const view = viewOf(search, hash);
+    const { state, problems } = decodeUrlState(view.search, view.hash);
+    if (view.missing) problems.push(MISSING_VIEW);
     this.urlProblems = problems;
     this.presenter = state.present === true;
     if (state.chapter !== undefined) {
@@ -598,20 +603,43 @@ export class RunState {
       return;
     }
     if (this.urlTimer !== null) { clearTimeout(this.urlTimer); this.urlTimer = null; }
+    const l = encodePageLink(this.urlState());
+    // Too long for a link: this tab keeps the view, the address bar names it (session-link.ts).
+    const href = l.tooLong ? (stashView(l.link, l.query) ?? (l.query === '' ? '' : `?${l.query}`)) : l.link;
+    this.linkTooLong = l.tooLong ? l.chars : null;
+    history.replaceState(null, '', `${location.pathname}${href}`);
+  }
+
+  /** The view as the URL holds it. */
+  private urlState(): UrlState {
     const c = this.chapter;
-    const q = encodeUrlState({
+    return {
       chapter: c?.chapter.id,
       stop: c ? this.stopIndex + 1 : undefined,
       present: this.presenter,
       scenario: this.scenarioId ?? undefined,
       source: this.scenarioId === null && this.whatifLoaded === null ? this.source : undefined,
       whatif: this.whatifLoaded ?? undefined,
-      seed: this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
+      seed: this.session !== null && this.session.seed !== this.scenario?.seed ? this.session.seed : undefined,
       step: c && c.stops[this.stopIndex]?.step === this.step ? undefined : this.step,
-      actions: [...this.session.actions],
+      actions: [...(this.session?.actions ?? [])],
       partition: this.partitionKey !== this.view?.partitions[0]?.key ? this.partitionKey ?? undefined : undefined,
-    });
-    history.replaceState(null, '', `${location.pathname}?${q}`);
+    };
+  }
+
+  /** The view as a session file (its whole link), to keep a view too long for a link. */
+  sessionFile(): string {
+    return sessionFileText(encodePageLink(this.urlState()).link, this.scenario?.name ?? '');
+  }
+
+  /** Opens a session file's view; false when the text is not a session file (it may be a scenario). */
+  openSessionFile(text: string): boolean {
+    const link = readSessionFile(text);
+    if (link === null) return false;
+    const at = link.indexOf('#');
+    this.init(at < 0 ? link : link.slice(0, at), at < 0 ? '' : link.slice(at));
+    this.syncUrl(true);
+    return true;
   }
 
   /** Writes a pending URL update now. */

@@ -1,6 +1,15 @@
 /**
  * The URL holds the whole view: scenario (bundled id, or the scenario text itself), seed,
  * recorded actions and step, so opening a link reproduces the exact picture.
+ *
+ * The page writes the long parts (`src`, the scenario's text, and `actions`) in the URL's
+ * fragment (`#src=...&actions=...`), which the browser never sends to a server, and the rest
+ * in the query; it reads both, so links with everything in the query (older ones, and the
+ * CLI's) still open. A server refuses a request line past its limit (HTTP 431 or 414: 8 KB
+ * in nginx's and Apache's defaults, 16 KB in Node's and so in the dev server), and a link is
+ * also pasted into chats and trackers that cut long ones: so a link the page makes stays under
+ * MAX_LINK_CHARS in all, and past it the page says so and offers the view as a file
+ * (session-link.ts).
  */
 import type { RecordedAction } from '../../core/session/session.js';
 import { type WhatIfForm, formArgs, parseFormArgs } from './whatif-form.js';
@@ -23,6 +32,28 @@ export interface UrlState {
    * whatif's flags (`whatif=--tiered 1TiB --local 50GiB ...`), instead of its text.
    */
   whatif?: WhatIfForm;
+}
+
+/** The longest link (query and fragment) the page makes: under the 8 KB request line every common server accepts. */
+export const MAX_LINK_CHARS = 8000;
+
+/** Parameters the page writes in the fragment (long ones); the rest go in the query. */
+const FRAGMENT_KEYS = new Set(['src', 'actions']);
+
+/**
+ * The link the page writes: `?query#fragment` (either part may be empty), how long it is,
+ * and whether that is past MAX_LINK_CHARS.
+ */
+export function encodePageLink(s: UrlState): { link: string; query: string; chars: number; tooLong: boolean } {
+  const all = new URLSearchParams(encodeUrlState(s));
+  const query = new URLSearchParams();
+  const fragment = new URLSearchParams();
+  for (const [k, v] of all) (FRAGMENT_KEYS.has(k) ? fragment : query).append(k, v);
+  const readable = (p: URLSearchParams) => p.toString().replace(/%2C/g, ',').replace(/%2F/g, '/');
+  const q = readable(query);
+  const f = readable(fragment);
+  const link = `${q === '' ? '' : `?${q}`}${f === '' ? '' : `#${f}`}`;
+  return { link, query: q, chars: link.length, tooLong: link.length > MAX_LINK_CHARS };
 }
 
 /** Recorded actions a link may carry (each is also checked, and counted in the work budget). */
@@ -58,9 +89,13 @@ export function encodeUrlState(s: UrlState): string {
   return p.toString().replace(/%2C/g, ',').replace(/%2F/g, '/');
 }
 
-/** Reads the URL; anything malformed is reported in `problems` and left out. */
-export function decodeUrlState(search: string): { state: UrlState; problems: string[] } {
+/**
+ * Reads the URL, its query and (given) its fragment, a parameter of the fragment winning;
+ * anything malformed is reported in `problems` and left out.
+ */
+export function decodeUrlState(search: string, hash = ''): { state: UrlState; problems: string[] } {
   const p = new URLSearchParams(search);
+  for (const [k, v] of new URLSearchParams(hash.replace(/^#/, ''))) p.set(k, v);
   const problems: string[] = [];
   const state: UrlState = { actions: [] };
   const scenario = p.get('scenario');
