@@ -4,7 +4,7 @@
  * one by its text as `src`), carrying where the walkthrough is (chapter and stop, or step and
  * recorded actions) for the way back. Null while there is nothing to compare.
  */
-import { encodeCompareQuery } from '../compare/params.js';
+import { encodeCompareQuery } from '../compare/link.js';
 import type { RunState } from './run.svelte.js';
 
 export function sideBySideHref(run: RunState): string | null {
