@@ -32,6 +32,9 @@ export interface ClientLineContext {
 const sum = (xs: readonly number[]): number => xs.reduce((n, x) => n + x, 0);
 const pct = (x: number): string => `${fmtNum(Math.round(x * 1000) / 10)}%`;
 
+/** The derived input "share across zones" of a line, with where it came from. */
+const shareInput = (value: number, from: string): CostInput => ({ name: 'share across zones', value, unit: 'fraction', source: 'derived', from });
+
 /** Share of a partition's produced bytes sent from another zone than its leader's. */
 export function produceCrossShare(p: PartFlow, zone: (b: number) => string): number {
   return sum(p.produceZones.filter((z) => z.zone !== zone(p.leader)).map((z) => z.share));
@@ -72,17 +75,14 @@ export function clientLines(c: ClientLineContext): void {
           ...c.rateInputs(producing),
           c.monthInput,
           clientInput,
-          {
-            name: 'share across zones',
-            value: fraction,
-            unit: 'fraction',
-            source: 'derived',
-            from: named
+          shareInput(
+            fraction,
+            named
               ? `producer zones (timeline produce zone) ${mix} against each partition's leader zone`
               : M.clientZone === ''
                 ? "clientZone '': the producer is in each leader's zone"
                 : `leaders' zones against clientZone ${M.clientZone}`,
-          },
+          ),
           c.czPrice,
           c.gbInput,
         ],
@@ -127,13 +127,7 @@ export function clientLines(c: ClientLineContext): void {
           { name: 'read fan-out', value: fanout, unit: 'reads per produced byte', source: c.readFanout !== undefined ? 'scenario' : 'derived', from: fanoutFrom },
           c.monthInput,
           clientInput,
-          {
-            name: 'share across zones',
-            value: fraction,
-            unit: 'fraction',
-            source: 'derived',
-            from: `the consumer zone against the broker each consume reads from (the leader unless it names one${rackShare > 0 ? `, or with KIP-392 a follower of its zone: ${pct(rackShare)} of reads` : ''})`,
-          },
+          shareInput(fraction, `the consumer zone against the broker each consume reads from (the leader unless it names one${rackShare > 0 ? `, or with KIP-392 a follower of its zone: ${pct(rackShare)} of reads` : ''})`),
           c.czPrice,
           c.gbInput,
         ],
