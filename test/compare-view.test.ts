@@ -19,7 +19,7 @@ import {
 import { barChartLayout, integerTicks, labelWidth, lineChartLayout, tickFormat, wrapLabel } from '../web/compare/charts.js';
 import { MONTH_EARLY_CELL, MONTH_NOTE, breakdown, difference, headline, runsAsWritten, steadyNone, steadyRows, tableRows } from '../web/compare/figures.js';
 import { defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from '../web/compare/params.js';
-import { decodeUrlState, encodeUrlState } from '../web/lib/url.js';
+import { decodeUrlState, encodePageLink, encodeUrlState } from '../web/lib/url.js';
 import { loadBundled } from './support/run.js';
 
 describe('the shared cursor', () => {
@@ -219,15 +219,29 @@ describe('the link', () => {
     const text = 'name: pasted ünïcode\nuntil: 1000\n';
     const actions = [{ step: 12, action: { kind: 'crash' as const, broker: 1 } }];
     const there = encodeCompareQuery({ scenario: null, source: text, seed: 7, step: 40, actions, tMs: 250 });
-    expect(there).toMatch(/^compare=&src=[\w-]+&seed=7&actions=[\w-]+&step=40&t=250$/);
+    // The long parts in the fragment, which no server sees (issue 33: links that always open).
+    expect(there).toMatch(/^compare=&seed=7&step=40&t=250#src=[\w-]+&actions=[\w-]+$/);
     // The same encoding as the walkthrough's own link.
-    const walk = encodeUrlState({ source: text, seed: 7, step: 40, actions });
-    expect(there).toContain(walk.replace('&step=40', ''));
-    const q = parseCompareQuery(`?${there}`, ids, scenarioOf);
+    const walk = encodePageLink({ source: text, seed: 7, step: 40, actions }).link;
+    expect(walk).toMatch(/^\?seed=7&step=40#src=[\w-]+&actions=[\w-]+$/);
+    expect(there.slice(there.indexOf('#'))).toBe(walk.slice(walk.indexOf('#')));
+    const [search, hash] = there.split('#');
+    const q = parseCompareQuery(`?${search}`, ids, scenarioOf, `#${hash}`);
     expect(q).toMatchObject({ scenario: null, source: text, seed: 7, step: 40, actions, tMs: 250, problems: [] });
     const back = walkthroughHref(q);
-    expect(back).toBe(`./?${walk}`);
-    expect(decodeUrlState(back.slice(2)).state).toEqual({ source: text, seed: 7, step: 40, actions });
+    expect(back).toBe(`./${walk}`);
+    const [bs, bh] = back.slice(2).split('#');
+    expect(decodeUrlState(bs, `#${bh}`).state).toEqual({ source: text, seed: 7, step: 40, actions });
+  });
+
+  test('a 96 KiB paste goes side by side in the fragment: the part a server sees stays short', () => {
+    const text = `name: big\ndescription: ${'x'.repeat(96 * 1024)}\nuntil: 1000\n`;
+    const there = encodeCompareQuery({ scenario: null, source: text, step: 3, actions: [] });
+    const [search, hash] = there.split('#');
+    expect(search).toBe('compare=&step=3');
+    expect(hash.length).toBeGreaterThan(96 * 1024);
+    const back = walkthroughHref(parseCompareQuery(`?${search}`, ids, scenarioOf, `#${hash}`));
+    expect(back.split('#')[0]).toBe('./?step=3');
   });
 
   test('an unreadable src is named, not replaced by another scenario', () => {

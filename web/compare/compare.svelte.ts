@@ -31,7 +31,7 @@ import {
 import type { TraceEntry } from '../../core/sim/state/trace.js';
 import { inSequence, share } from '../lib/layout.js';
 import { BUNDLED } from '../lib/scenarios.js';
-import { encodeUrlState } from '../lib/url.js';
+import { encodePageLink } from '../lib/url.js';
 import { type WalHop, walHops } from '../lib/wal-layout.js';
 import { MODE_LABEL, runsAsWritten } from './figures.js';
 import { type CompareLink, defaultModes, encodeCompareQuery, parseCompareQuery, walkthroughHref } from './params.js';
@@ -143,8 +143,8 @@ export class CompareState {
   }
 
   /** Reads the link and resolves both runs. */
-  init(search: string): void {
-    const q = parseCompareQuery(search, BUNDLED.map((b) => b.id), bundledScenario);
+  init(search: string, hash = ''): void {
+    const q = parseCompareQuery(search, BUNDLED.map((b) => b.id), bundledScenario, hash);
     const notes = [...q.problems];
     this.origin = { chapter: q.chapter, stop: q.stop, step: q.step, actions: q.actions };
     this.present = q.present;
@@ -393,14 +393,14 @@ export class CompareState {
     const scenario = this.scenario;
     const walkthroughHref =
       scenario !== null && runsAsWritten(scenario, r.mode)
-        ? `./?${encodeUrlState({
+        ? `./${encodePageLink({
             scenario: this.scenarioId ?? undefined,
             source: this.scenarioId === null && this.whatif === undefined ? this.source : undefined,
             whatif: this.scenarioId === null ? this.whatif : undefined,
             seed: this.seed !== scenario.seed ? this.seed : undefined,
             step: to,
             actions: [],
-          })}`
+          }).link}`
         : null;
     return {
       mode: r.mode,

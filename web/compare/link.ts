@@ -5,7 +5,7 @@
  */
 import type { RecordedAction } from '../../core/session/session.js';
 import type { Mode } from '../../core/study/modes.js';
-import { encodeUrlState, type UrlState } from '../lib/url.js';
+import { FRAGMENT_KEYS, encodePageLink, encodeUrlState, type UrlState } from '../lib/url.js';
 import type { WhatIfForm } from '../lib/whatif-form.js';
 
 /** What a side-by-side link holds (encodeCompareQuery). */
@@ -33,18 +33,22 @@ export interface CompareLink {
  */
 export function encodeCompareQuery(q: CompareLink): string {
   const p = new URLSearchParams();
+  const f = new URLSearchParams();
   p.set('compare', q.scenario ?? '');
   if (q.modes) p.set('modes', q.modes.join(','));
-  // The walkthrough's own encoding (web/lib/url.ts) for what the two pages share.
+  // The walkthrough's own encoding (web/lib/url.ts) for what the two pages share: its long
+  // parts (a pasted scenario, recorded actions) in the fragment, which no server sees.
   // `compare=` names the scenario already; `present` goes last.
   const back = new URLSearchParams(encodeUrlState(walkthroughState(q)));
   back.delete('scenario');
   back.delete('present');
-  for (const [k, v] of back) p.set(k, v);
+  for (const [k, v] of back) (FRAGMENT_KEYS.has(k) ? f : p).set(k, v);
   if (q.tMs !== undefined) p.set('t', String(q.tMs));
   if (q.present) p.set('present', '1');
   // Commas read better than %2C in a link people share.
-  return p.toString().replace(/%2C/g, ',');
+  const readable = (x: URLSearchParams) => x.toString().replace(/%2C/g, ',');
+  const hash = readable(f);
+  return `${readable(p)}${hash === '' ? '' : `#${hash}`}`;
 }
 
 /**
@@ -69,5 +73,6 @@ export function walkthroughState(q: CompareLink): UrlState {
 
 /** The walkthrough's link (relative, `./?...`) for the way back from the side-by-side view. */
 export function walkthroughHref(q: CompareLink): string {
-  return `./?${encodeUrlState(walkthroughState(q))}`;
+  const { link } = encodePageLink(walkthroughState(q));
+  return `./${link === '' ? '?' : link}`;
 }

@@ -1,7 +1,8 @@
 /**
  * The side-by-side view's URL: `?compare=<bundled scenario id>&modes=classic,wal`, with
  * optional `t` (the cursor, simulated ms), `seed` and `partition`. A scenario that is not
- * bundled (loaded or pasted in the walkthrough) travels as its text, `?compare=&src=<base64url>`,
+ * bundled (loaded or pasted in the walkthrough) travels as its text, `?compare=#src=<base64url>`
+ * (in the fragment, as the walkthrough's links; an old `?compare=&src=` link still opens),
  * encoded as the walkthrough's own links encode it (web/lib/url.ts).
  *
  * The link also carries where the walkthrough was, for the way back: a guided chapter and
@@ -69,11 +70,13 @@ const isMode = (m: string): m is Mode => (MODES as readonly string[]).includes(m
 const whole = (v: string) => /^\d+$/.test(v) && Number(v) <= 0xffffffff;
 
 /** Reads the link. `ids` are the bundled scenarios; `scenarioOf` parses one (null if it does not parse). */
-export function parseCompareQuery(search: string, ids: readonly string[], scenarioOf: (id: string) => Scenario | null): CompareQuery {
+export function parseCompareQuery(search: string, ids: readonly string[], scenarioOf: (id: string) => Scenario | null, hash = ''): CompareQuery {
   const p = new URLSearchParams(search);
+  // The fragment's parameters (a pasted scenario, recorded actions) as if in the query.
+  for (const [k, v] of new URLSearchParams(hash.replace(/^#/, ''))) p.set(k, v);
   // The parts the walkthrough's URL has (src, chapter, stop, seed, step, actions,
   // partition, present) are read as the walkthrough reads them.
-  const { state, problems } = decodeUrlState(search);
+  const { state, problems } = decodeUrlState(search, hash);
   const asked = (p.get('compare') ?? '').trim();
   let chapter = state.chapter;
   if (chapter !== undefined && findChapter(chapter) === undefined) {

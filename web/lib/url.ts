@@ -38,7 +38,7 @@ export interface UrlState {
 export const MAX_LINK_CHARS = 8000;
 
 /** Parameters the page writes in the fragment (long ones); the rest go in the query. */
-const FRAGMENT_KEYS = new Set(['src', 'actions']);
+export const FRAGMENT_KEYS: ReadonlySet<string> = new Set(['src', 'actions']);
 
 /**
  * The link the page writes: `?query#fragment` (either part may be empty), how long it is,
