@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { type CompareResult, MODES, StepBudgetExceeded, compare, formatCompare } from '../../core/study/compare.js';
 import { runCase } from '../../core/check/conformance.js';
 import { loadConformance } from '../conformance.js';
-import { encodeUrlState, type UrlState } from '../../web/lib/url.js';
+import { encodePageLink, type UrlState } from '../../web/lib/url.js';
 import { CHAPTERS, findChapter, type Chapter } from '../../core/report/chapters.js';
 import { type ReportFormat, buildReport, renderReport } from '../../core/report/report.js';
 import { hideNodeVersionWarning } from '../node-warnings.js';
@@ -134,7 +134,7 @@ function cmdReport(flags: Flags, io: Io): number {
     ...(flags.maxMessages !== undefined ? { maxMessages: flags.maxMessages } : {}),
     ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
     scenarioRef: bundled ?? file,
-    walkthroughUrl: `http://localhost:5173/?${encodeUrlState(url)}`,
+    walkthroughUrl: `http://localhost:5173/${encodePageLink(url).link}`,
   });
   if (report.chapter !== null && report.chapter.missing.length > 0) {
     io.err(`report: ${report.chapter.missing.length} stop${report.chapter.missing.length === 1 ? '' : 's'} of chapter ${report.chapter.chapter.id} not reached in this run: ${report.chapter.missing.join('; ')}`);

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BugName } from '../../core/util/bugs.js';
-import { encodeUrlState } from '../../web/lib/url.js';
+import { encodePageLink } from '../../web/lib/url.js';
 import { writeWhole } from './output-file.js';
 
 export interface Replay {
@@ -35,6 +35,7 @@ export function saveReplay(
     problem = `explore-failures cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
   }
   const command = `npm run sim -- run ${file}${o.seed !== undefined ? ` --seed ${o.seed}` : ''}${o.plantBug !== null ? ` --plant-bug ${o.plantBug}` : ''}`;
-  const url = o.url ? `http://localhost:5173/?${encodeUrlState({ source: text, seed: o.urlSeed, actions: [] })}` : '';
+  // The scenario in the fragment, as the page writes it (web/lib/url.ts): no server sees it.
+  const url = o.url ? `http://localhost:5173/${encodePageLink({ source: text, seed: o.urlSeed, actions: [] }).link}` : '';
   return { replay: { file, command, url }, problem };
 }
