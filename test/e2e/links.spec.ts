@@ -43,8 +43,8 @@ test('about 130 toggles reload into the same view; a session file opens it again
   await expect(page.getByTestId('toggle-kip1023')).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByTestId('link-too-long')).toBeVisible();
   await expect(page).toHaveURL(/#view=\w+$/);
-  /** The recorded actions the page counts ("N recorded actions, kept in the link."). */
-  const actions = async (p = page) => Number((await p.getByText(/^\d+ recorded actions, kept in the link\.$/).textContent())!.split(' ')[0]);
+  /** The recorded actions the page counts: kept for the tab, not in the link, which is too long. */
+  const actions = async (p = page) => Number((await p.getByText(/^\d+ recorded actions, kept for this tab \(the link is too long: save the session to keep them\)\.$/).textContent())!.split(' ')[0]);
   const n = await actions();
   expect(n).toBeGreaterThanOrEqual(130);
   const response = await page.reload();

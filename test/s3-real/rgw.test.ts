@@ -15,7 +15,7 @@ import { MemoryObjectStore } from '../../core/ports/object-store.js';
 import { Kernel } from '../../core/sim/loop/kernel.js';
 import { buildRunJson } from '../../core/sim/loop/output.js';
 import type { ObjectStoreEntry } from '../../core/sim/state/trace.js';
-import { S3ObjectStore } from '../../src/stores/s3-store.js';
+import { S3LeaseHeld, S3ObjectStore } from '../../src/stores/s3-store.js';
 import { ROOT, cliIn, loadBundled } from '../support/run.js';
 import { type RemoteSegmentMetadata, batchIndexEntry, batchIndexLength } from '../../core/domain/remote-metadata.js';
 
@@ -218,4 +218,25 @@ describe.skipIf(real.cephDir === null)('Ceph RGW: a consumer read in the middle 
     expect(after.get_obj.bytes_sent - (before.get_obj?.bytes_sent ?? 0)).toBe(seg.sizeBytes - b2[2]);
     console.log(`a read from batch 2 of a ${batchIndexLength(seg)}-batch, ${seg.sizeBytes}-byte segment: Range bytes=${b2[2]}-${seg.sizeBytes - 1}; RGW sent ${after.get_obj.bytes_sent - (before.get_obj?.bytes_sent ?? 0)} bytes`);
   });
+});
+
+describe('the lease on a real S3 (issue 33: a store belongs to one run at a time)', () => {
+  test('two runs taking the same prefix at the same moment: the conditional PUT (If-None-Match: *) lets exactly one in', async () => {
+    const b = await bucket('tierscope-lease-race');
+    const prefix = `race-${process.pid}/`;
+    const one = store(b, prefix);
+    const two = store(b, prefix);
+    try {
+      const got = await Promise.allSettled([one.takeLease(), two.takeLease()]);
+      const held = got.filter((g) => g.status === 'fulfilled');
+      const refused = got.filter((g): g is PromiseRejectedResult => g.status === 'rejected');
+      expect(held).toHaveLength(1);
+      expect(refused).toHaveLength(1);
+      expect(refused[0].reason).toBeInstanceOf(S3LeaseHeld);
+      expect(String(refused[0].reason.message)).toMatch(/in use by run \d+|took the lease .* at the same moment/);
+    } finally {
+      await one.releaseLease().catch(() => {});
+      await two.releaseLease().catch(() => {});
+    }
+  }, 60_000);
 });
