@@ -8,7 +8,7 @@
  * turning KIP-392 on would change.
  */
 import type { CostInput, CostLine, PartFlow, Resolved } from './steady-flows.js';
-import { MONTH_S, fmtNum, usdWords } from './steady-flows.js';
+import { GIB, MONTH_S, fmtNum, usdWords } from './steady-flows.js';
 
 /** What the client lines need of steady-cost.ts's context. */
 export interface ClientLineContext {
@@ -19,8 +19,6 @@ export interface ClientLineContext {
   monthInput: CostInput;
   gbInput: CostInput;
   czPrice: CostInput;
-  gib: string;
-  crossZoneUsdPerGbEachDirection: number;
   rateInputs: (ps: readonly PartFlow[]) => CostInput[];
   crossZoneUsd: (bytes: number) => number;
   add: (line: Omit<CostLine, 'usdPerMonth' | 'calculation'> & { usd: number; calc: string }, quantity: number) => void;
@@ -57,7 +55,7 @@ export function clientLines(c: ClientLineContext): void {
   const totalRate = sum(producing.map((p) => p.rate));
   const clientInput = r.modelInput('clientZone', 'zone');
   const spread = zones.length > 1 ? (zones.length - 1) / zones.length : 0;
-  const price = `$${c.crossZoneUsdPerGbEachDirection}`;
+  const price = `$${c.czPrice.value}`;
 
   // ---- producers
   {
@@ -70,7 +68,7 @@ export function clientLines(c: ClientLineContext): void {
         id: 'crossZoneProduce',
         name: 'producer cross-zone',
         formula: 'produce rate × seconds in a month × share of produced bytes whose leader is in another zone than the producer × 2 × cross-zone price ÷ bytes in a GB',
-        calc: `${fmtNum(totalRate)} B/s × ${fmtNum(MONTH_S)} s × ${fmtNum(fraction)} × 2 × ${price} ÷ ${c.gib}`,
+        calc: `${fmtNum(totalRate)} B/s × ${fmtNum(MONTH_S)} s × ${fmtNum(fraction)} × 2 × ${price} ÷ ${GIB}`,
         inputs: [
           ...c.rateInputs(producing),
           c.monthInput,
@@ -121,7 +119,7 @@ export function clientLines(c: ClientLineContext): void {
         id: 'crossZoneConsume',
         name: 'consumer cross-zone',
         formula: 'produce rate × read fan-out × seconds in a month × share of read bytes served from another zone than the consumer × 2 × cross-zone price ÷ bytes in a GB',
-        calc: `${fmtNum(totalRate)} B/s × ${fmtNum(fanout)} × ${fmtNum(MONTH_S)} s × ${fmtNum(fraction)} × 2 × ${price} ÷ ${c.gib}`,
+        calc: `${fmtNum(totalRate)} B/s × ${fmtNum(fanout)} × ${fmtNum(MONTH_S)} s × ${fmtNum(fraction)} × 2 × ${price} ÷ ${GIB}`,
         inputs: [
           ...c.rateInputs(producing),
           { name: 'read fan-out', value: fanout, unit: 'reads per produced byte', source: c.readFanout !== undefined ? 'scenario' : 'derived', from: fanoutFrom },

@@ -158,7 +158,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
   }
 
   // ---- cross-zone: clients (core/study/steady-clients.ts)
-  clientLines({ r, producing, zones, zone, monthInput, gbInput, czPrice, gib: GIB, crossZoneUsdPerGbEachDirection: P.crossZoneUsdPerGbEachDirection, rateInputs, crossZoneUsd, add, assumptions, readFanout: opts.readFanout });
+  clientLines({ r, producing, zones, zone, monthInput, gbInput, czPrice, rateInputs, crossZoneUsd, add, assumptions, readFanout: opts.readFanout });
 
   // ---- the tiered store
   const tieredParts = parts.filter((p) => p.tiered);

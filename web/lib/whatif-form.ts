@@ -14,8 +14,7 @@ import { MODES, type Mode } from '../../core/study/modes.js';
 import type { InputProblem } from '../../core/scenario/types.js';
 import type { WhatIf } from '../../core/scenario/whatif.js';
 import { WHATIF_DEFAULTS, WHATIF_EVENTS, WHATIF_PRODUCER_ZONES, type WhatIfEvent, type WhatIfInput } from '../../core/scenario/whatif-input.js';
-import { parseRate, parseSize, SIZE_UNITS } from '../../core/util/size.js';
-import { sizeFlagText } from '../../core/util/size.js';
+import { parseRate, parseSize, sizeFlagText, SIZE_UNITS } from '../../core/util/size.js';
 
 /** The input fields the form sets (the others keep whatif's defaults). */
 export type FormField =
