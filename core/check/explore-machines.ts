@@ -144,25 +144,30 @@ const RANGE = { baseOffset: 0, endOffset: 49 };
 
 function rlmDomain(c: Ctx): Ev[] {
   const out: Ev[] = [{ type: 'rlm.started', role: 'leader' }, { type: 'rlm.started', role: 'follower' }, { type: 'rlm.stopped' }];
-  for (const id of ids(c)) {
+  // Each task awaits its own timer or step: the copy (or follower) task, the expiration task, the log retention task.
+  const taskIds = [c.awaiting as number, c.expirationAwaiting as number, c.retentionAwaiting as number].filter((id) => id >= 0);
+  for (const id of [...new Set(taskIds), (c.awaiting as number) + 1000]) {
     for (const metadataReady of [true, false]) {
       for (const [highestRemoteOffset, highestOffsetInRemoteStorage] of [[-1, -1], [49, -1], [49, 49]]) {
         out.push({ type: 'rlm.taskDue', timerId: id, metadataReady, highestRemoteOffset, highestOffsetInRemoteStorage, tiered: true });
       }
     }
     out.push({ type: 'rlm.taskDue', timerId: id, metadataReady: true, highestRemoteOffset: -1, highestOffsetInRemoteStorage: -1, tiered: false });
+    out.push({ type: 'rlm.expirationDue', timerId: id });
+    out.push({ type: 'rlm.retentionDue', timerId: id });
     const facts = { tiered: true, copyDisabled: false, metadataReady: true, candidate: null, localDeletable: [], localStoppedBy: null, rollActive: false, remoteExpired: [] };
-    out.push({ type: 'rlm.step', requestId: id, ...facts });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, rollActive: true });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, localDeletable: [RANGE] });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, copyDisabled: true });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, metadataReady: false });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, tiered: false, candidate: RANGE });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, remoteExpired: [{ segmentId: 'old', endOffset: 9, rule: 'retentionMs' }] });
+    const task = id === c.expirationAwaiting ? 'expiration' : id === c.retentionAwaiting ? 'retention' : 'copy';
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, rollActive: true });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, localDeletable: [RANGE] });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, candidate: RANGE });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, candidate: RANGE, copyDisabled: true });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, candidate: RANGE, metadataReady: false });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, tiered: false, candidate: RANGE });
+    out.push({ type: 'rlm.step', requestId: id, task, ...facts, remoteExpired: [{ segmentId: 'old', endOffset: 9, rule: 'retentionMs' }] });
     for (const ok of [true, false]) {
       out.push({ type: 'rlm.copyCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'PUT failed' });
-      out.push({ type: 'rlm.deleteCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'DELETE failed' });
+      out.push({ type: 'rlm.deleteCompleted', requestId: id, segmentId: String(c.expiringSegmentId ?? c.segmentId ?? 's'), ok, error: ok ? null : 'DELETE failed' });
     }
   }
   return out;

@@ -133,7 +133,18 @@ export const BROKER_CONFIGS = {
   },
   'remote.log.manager.task.interval.ms': {
     kind: 'int', default: 30000, min: 1,
-    doc: 'Milliseconds between runs of the remote log manager task (first run at once).',
+    doc: "Milliseconds from the end of one run of each remote log manager task (a leader's copy and expiration tasks, a follower's task) to its next run; the first run at once (RemoteLogManager schedules them with fixed delay, no initial delay).",
+  },
+  // Kafka 4.3 ServerLogConfigs: LOG_CLEANUP_INTERVAL_MS_CONFIG (default 5 min, atLeast(1)) and
+  // the internal LOG_INITIAL_TASK_DELAY_MS_CONFIG (default 30 s, atLeast(0)); LogManager.startup
+  // schedules "kafka-log-retention" (cleanupLogs) with them, at a fixed rate.
+  'log.retention.check.interval.ms': {
+    kind: 'int', default: 300000, min: 1,
+    doc: "Milliseconds between runs of the broker's log retention task (LogManager.cleanupLogs: local retention of every partition it hosts), counted from the broker's start at a fixed rate.",
+  },
+  'log.initial.task.delay.ms': {
+    kind: 'int', default: 30000, min: 0,
+    doc: "Kafka's internal config: milliseconds from the broker's start to the first run of its log retention task.",
   },
   'remote.log.storage.system.enable': {
     kind: 'boolean', default: true,

@@ -9,6 +9,37 @@ import type { RemoteSegmentMetadata } from './remote-metadata.js';
 import type { RemoteExpiryRule } from './rules.js';
 import { bugOn } from '../util/bugs.js';
 
+/**
+ * The remote log manager machine's three schedules (docs/protocol.md §5), each Kafka's own
+ * task: `copy` is the leader's RLMCopyTask or a follower's RLMFollowerTask (both
+ * RemoteLogManager tasks with fixed delay remote.log.manager.task.interval.ms, no initial
+ * delay); `expiration` the leader's RLMExpirationTask (the same schedule, its own thread
+ * pool); `retention` the broker's log retention task (LogManager.cleanupLogs, first
+ * log.initial.task.delay.ms after the broker starts, then every
+ * log.retention.check.interval.ms at a fixed rate).
+ */
+export type RlmTask = 'copy' | 'expiration' | 'retention';
+
+/** Kafka's name for the task that acted (narration, the page's event log). */
+export function rlmTaskName(task: RlmTask, role: 'leader' | 'follower'): string {
+  if (task === 'copy') return role === 'leader' ? 'RLMCopyTask' : 'RLMFollowerTask';
+  if (task === 'expiration') return 'RLMExpirationTask';
+  return 'log retention task';
+}
+
+/**
+ * When the broker's log retention task next runs, strictly after `afterMs` (or at it, when
+ * `orAt`): the broker's start plus log.initial.task.delay.ms plus a whole number of
+ * log.retention.check.interval.ms (KafkaScheduler.schedule → scheduleAtFixedRate).
+ */
+export function nextRetentionRunMs(startedAtMs: number, initialDelayMs: number, intervalMs: number, afterMs: number, orAt: boolean): number {
+  const first = startedAtMs + initialDelayMs;
+  if (afterMs < first || (orAt && afterMs === first)) return first;
+  const k = Math.floor((afterMs - first) / intervalMs);
+  const at = first + k * intervalMs;
+  return orAt && at === afterMs ? at : at + intervalMs;
+}
+
 export interface SegmentRange {
   baseOffset: number;
   /** Inclusive. */

@@ -50,8 +50,8 @@ export type FetcherRule =
   | 'auxStateContinuesAcrossLeaderChange'
   | 'auxStateBuilt';
 
-/** The remote log manager machine. */
-export type RlmRule = RemoteExpiryRule | 'rlmMetadataLoading' | 'rollForLocalRetention' | 'rlmRunDone';
+/** The remote log manager's machines (copy or follower task, expiration task) and the broker's log retention task. */
+export type RlmRule = RemoteExpiryRule | 'rlmMetadataLoading' | 'rollForLocalRetention' | 'rlmRunDone' | 'logRetentionRunDone';
 
 /** The WAL replica machine (KIP-1176). */
 export type WalReplicaRule = 'walChunkStaleEpoch' | 'walTailSyncFailed';

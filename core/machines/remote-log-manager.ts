@@ -1,30 +1,27 @@
 /**
- * Remote log manager task for one partition replica (Kafka's RLMCopyTask on the leader,
- * RLMFollowerTask on followers, and RLMExpirationTask), docs/protocol.md §5.
- * Runs every remote.log.manager.task.interval.ms, the first run at once. Each run:
+ * The remote log manager's task for one partition replica: Kafka's RLMCopyTask on the
+ * leader, RLMFollowerTask on a follower (docs/protocol.md §5). Runs at once, then
+ * remote.log.manager.task.interval.ms after its previous run ENDED (RemoteLogManager
+ * schedules it with fixed delay, no initial delay). Each run:
  * 1. refreshes highestOffsetInRemoteStorage (Ry) from remote metadata, even when there is
- *    nothing to upload (KIP-1023's change), on followers too (RLMFollowerTask); while the
- *    metadata is loading it cannot. A leader with remote.log.copy.disable has no copy task,
- *    so nothing refreshes its Ry. On a new leader's first run with the metadata loaded, the
- *    copy task first raises a stale Log-Start-Offset to the start of the earliest remote
- *    segment still listed (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader);
- * 2. applies local retention first, whenever it has something to delete (Kafka runs it
- *    in its own task, so uploads never hold it back);
- * 3. on the leader, copies the copy candidates one at a time in offset order
+ *    nothing to upload (KIP-1023's change), on followers too (RLMFollowerTask: that is its
+ *    whole run); while the metadata is loading it cannot. A leader with
+ *    remote.log.copy.disable has no copy task, so nothing refreshes its Ry. On a new leader's
+ *    first run with the metadata loaded, it first raises a stale Log-Start-Offset to the
+ *    start of the earliest remote segment still listed
+ *    (RLMCopyTask.maybeUpdateLogStartOffsetOnBecomingLeader);
+ * 2. on the leader, copies the copy candidates one at a time in offset order
  *    (COPY_SEGMENT_STARTED, upload, COPY_SEGMENT_FINISHED, raise Ry); a failed copy is
  *    cleaned up (DELETE_SEGMENT_STARTED, delete objects, DELETE_SEGMENT_FINISHED) and
- *    retried on the next run;
- *    (local retention deletes uploaded segments below HW that breach the limit; the model
- *    runs it here rather than on log.retention.check.interval.ms), and rolls an active
- *    segment that breaches local.retention.ms so it can be uploaded;
- * 4. on the leader, expires remote segments (retention.ms / retention.bytes across both
- *    tiers): the pass's list is made once, Log-Start-Offset raised once past the last
- *    segment expiring by time or size, then each segment deleted.
+ *    retried on the next run.
+ * Remote retention is the leader's RLMExpirationTask (machines/rlm-expiration.ts) and local
+ * retention the broker's log retention task (machines/log-retention.ts), each on its own
+ * schedule, so neither waits for a copy in flight.
  * The facts each decision needs arrive in `rlm.step`, computed by the kernel with the
  * pure functions of domain/retention.ts.
  */
 import { and, assertEvent, assign, not, setup } from 'xstate';
-import type { RemoteExpiryRule, SegmentRange } from '../domain/retention.js';
+import type { SegmentRange } from '../domain/retention.js';
 import type { Rule } from '../domain/rules.js';
 
 export interface RemoteLogManagerContext {
@@ -32,16 +29,12 @@ export interface RemoteLogManagerContext {
   topic: string;
   partition: number;
   role: 'leader' | 'follower';
+  /** The timer or step the task waits for, or -1. */
   awaiting: number;
   nextId: number;
   runs: number;
-  /** The segment being copied or deleted. */
+  /** The segment being copied, or whose failed copy is being cleaned up. */
   segmentId: string | null;
-  /**
-   * The rest of this expiry pass, oldest first: the list is made once, Log-Start-Offset is
-   * raised once for all of it, then each is deleted (RLMExpirationTask.cleanupExpiredRemoteLogSegments).
-   */
-  expiring: Array<{ segmentId: string; rule: RemoteExpiryRule }>;
   segmentBaseOffset: number;
   segmentEndOffset: number;
   copyFailures: number;
@@ -60,14 +53,6 @@ export interface RlmFacts {
   metadataReady: boolean;
   /** The first copy candidate (leader only), or null. */
   candidate: SegmentRange | null;
-  /** Local segments local retention may delete now, oldest first. */
-  localDeletable: SegmentRange[];
-  /** Why local retention stopped where it did (for the narration). */
-  localStoppedBy: string | null;
-  /** The active segment breaches local.retention.ms and is not empty. */
-  rollActive: boolean;
-  /** Remote segments remote retention expires now (leader only), oldest first. */
-  remoteExpired: Array<{ segmentId: string; endOffset: number; rule: RemoteExpiryRule }>;
 }
 
 export type RemoteLogManagerEvent =
@@ -89,13 +74,6 @@ export type RemoteLogManagerEvent =
   | { type: 'rlm.copyCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null }
   | { type: 'rlm.deleteCompleted'; requestId: number; segmentId: string; ok: boolean; error: string | null };
 
-/** Where an expiry pass puts Log-Start-Offset: past the last segment expiring by time or size, or -1. */
-function retentionLogStart(expired: RlmFacts['remoteExpired']): number {
-  let offset = -1;
-  for (const x of expired) if ((x.rule === 'retentionMs' || x.rule === 'retentionBytes') && x.endOffset + 1 > offset) offset = x.endOffset + 1;
-  return offset;
-}
-
 /**
  * The effects the remote log manager declares: named, with typed params, executed by the
  * kernel (core/sim/loop/effects.ts). The actions below that enqueue them are bound to this setup,
@@ -116,20 +94,8 @@ const effects = {
   finishCopy: (_: unknown, _p: { segmentId: string; endOffset: number }) => {},
   /** Effect: a failed copy: DELETE_SEGMENT_STARTED and delete the partial objects. */
   abortCopy: (_: unknown, _p: { requestId: number; segmentId: string; error: string | null }) => {},
-  /**
-   * Effect: before an expiry pass deletes anything, raise Log-Start-Offset once, to the
-   * end + 1 of the last segment expiring by time or size (never lowered; -1 when none does).
-   * Kafka: RLMExpirationTask.handleLogStartOffsetUpdate.
-   */
-  raiseLogStartOffsetForRetention: (_: unknown, _p: { offset: number }) => {},
-  /** Effect: DELETE_SEGMENT_STARTED and delete an expired segment's objects. */
-  startRemoteDelete: (_: unknown, _p: { requestId: number; segmentId: string; rule: RemoteExpiryRule }) => {},
   /** Effect: DELETE_SEGMENT_FINISHED. */
   finishRemoteDelete: (_: unknown, _p: { segmentId: string }) => {},
-  /** Effect: delete uploaded local segments (advances Local-Log-Start-Offset, never LSO of a tiered topic). */
-  deleteLocalSegments: (_: unknown, _p: { segments: SegmentRange[] }) => {},
-  /** Effect: roll the active segment so it can be uploaded. */
-  rollActiveSegment: (_: unknown, _p: Record<string, never>) => {},
   explain: (_: unknown, _p: { rule: Rule; detail?: Record<string, number | string | null> }) => {},
 };
 
@@ -141,6 +107,7 @@ const types = {
 
 const rlm = setup({ types, actions: effects });
 
+/** The copy (or follower) task's run is over: its next run interval from now. */
 const scheduleNextRun = rlm.enqueueActions(({ context, enqueue }) => {
   const timerId = context.nextId;
   enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
@@ -153,11 +120,22 @@ const nextStep = rlm.enqueueActions(({ context, enqueue }) => {
   enqueue({ type: 'requestStep', params: { requestId } });
 });
 
+/** A (re)start: the task of the new role runs at once. */
+const startTask = rlm.enqueueActions(({ context, event, enqueue }) => {
+  assertEvent(event, 'rlm.started');
+  const timerId = context.nextId;
+  enqueue.assign({ role: event.role, awaiting: timerId, nextId: timerId + 1, segmentId: null, logStartOffsetUpdated: false });
+  enqueue({ type: 'scheduleTask', params: { timerId, after: 'now' } });
+});
+
+const idOf = (event: RemoteLogManagerEvent): number => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1);
+
 export const remoteLogManagerMachine = setup({
   types,
-  actions: { ...effects, scheduleNextRun, nextStep },
+  actions: { ...effects, scheduleNextRun, nextStep, startTask },
   guards: {
-    isAwaited: ({ context, event }) => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1) === context.awaiting,
+    isAwaited: ({ context, event }) => idOf(event) === context.awaiting,
+    isLeader: ({ context }) => context.role === 'leader',
     isMetadataLoading: ({ event }) => {
       assertEvent(event, 'rlm.taskDue');
       return !event.metadataReady;
@@ -173,23 +151,10 @@ export const remoteLogManagerMachine = setup({
       if (context.role === 'leader' && e.copyDisabled) return false;
       return e.highestRemoteOffset > e.highestOffsetInRemoteStorage;
     },
-    shouldRollActive: ({ event }) => {
-      assertEvent(event, 'rlm.step');
-      return event.rollActive;
-    },
     canCopy: ({ context, event: e }) => {
       assertEvent(e, 'rlm.step');
       return context.role === 'leader' && e.tiered && !e.copyDisabled && e.metadataReady && e.candidate !== null;
     },
-    hasLocalDeletable: ({ event }) => {
-      assertEvent(event, 'rlm.step');
-      return event.localDeletable.length > 0;
-    },
-    hasRemoteExpired: ({ context, event }) => {
-      assertEvent(event, 'rlm.step');
-      return context.role === 'leader' && event.remoteExpired.length > 0;
-    },
-    hasMoreExpiring: ({ context }) => context.expiring.length > 0,
     isOk: ({ event }) => {
       assertEvent(event, ['rlm.copyCompleted', 'rlm.deleteCompleted']);
       return event.ok;
@@ -204,7 +169,6 @@ export const remoteLogManagerMachine = setup({
     nextId: 1,
     runs: 0,
     segmentId: null,
-    expiring: [],
     segmentBaseOffset: -1,
     segmentEndOffset: -1,
     copyFailures: 0,
@@ -212,23 +176,23 @@ export const remoteLogManagerMachine = setup({
   }),
   initial: 'inactive',
   on: {
-    'rlm.started': {
-      target: '.idle',
-      actions: [
-        assign(({ context, event }) => ({ role: event.role, awaiting: context.nextId, nextId: context.nextId + 1, segmentId: null, logStartOffsetUpdated: false })),
-        { type: 'scheduleTask', params: ({ context }) => ({ timerId: context.awaiting, after: 'now' as const }) },
-      ],
-    },
-    'rlm.stopped': { target: '.inactive', actions: assign({ awaiting: -1, segmentId: null, expiring: [] }) },
+    // A new role (or a restart): the task of that role starts again.
+    'rlm.started': { target: '.idle', actions: 'startTask' },
+    'rlm.stopped': { target: '.inactive', actions: assign({ awaiting: -1, segmentId: null }) },
   },
   states: {
     /** Not running: the broker is offline or does not host the partition. */
     inactive: {},
-    /** Waiting for the next task run. */
+    /** Waiting for the task's next run. */
     idle: {
       on: {
         'rlm.taskDue': [
           { guard: not('isAwaited') },
+          // RLMFollowerTask can learn nothing while the metadata loads: the run is over.
+          {
+            guard: and([not('isLeader'), 'isMetadataLoading']),
+            actions: [{ type: 'explain', params: { rule: 'rlmMetadataLoading', detail: { task: 'RLMFollowerTask' } } }, 'scheduleNextRun'],
+          },
           {
             guard: 'isMetadataLoading',
             target: 'running',
@@ -255,6 +219,12 @@ export const remoteLogManagerMachine = setup({
               'nextStep',
             ],
           },
+          // RLMFollowerTask: learning Ry is the whole run.
+          {
+            guard: and([not('isLeader'), 'learnsHigherOffset']),
+            actions: [{ type: 'updateHighestOffsetInRemoteStorage', params: ({ event }) => ({ offset: event.highestRemoteOffset }) }, 'scheduleNextRun'],
+          },
+          { guard: not('isLeader'), actions: 'scheduleNextRun' },
           {
             guard: 'learnsHigherOffset',
             target: 'running',
@@ -264,19 +234,11 @@ export const remoteLogManagerMachine = setup({
         ],
       },
     },
-    /** Deciding the next thing this run does, from fresh facts. */
+    /** Deciding the next copy from fresh facts. */
     running: {
       on: {
         'rlm.step': [
           { guard: not('isAwaited') },
-          {
-            guard: 'shouldRollActive',
-            actions: [{ type: 'rollActiveSegment', params: {} }, { type: 'explain', params: { rule: 'rollForLocalRetention' } }, 'nextStep'],
-          },
-          {
-            guard: 'hasLocalDeletable',
-            actions: [{ type: 'deleteLocalSegments', params: ({ event }) => ({ segments: event.localDeletable }) }, 'nextStep'],
-          },
           {
             guard: 'canCopy',
             target: 'copying',
@@ -294,37 +256,15 @@ export const remoteLogManagerMachine = setup({
             ],
           },
           {
-            guard: 'hasRemoteExpired',
-            target: 'deletingRemote',
-            actions: [
-              assign(({ context, event }) => ({
-                segmentId: event.remoteExpired[0].segmentId,
-                expiring: event.remoteExpired.slice(1).map((x) => ({ segmentId: x.segmentId, rule: x.rule })),
-                awaiting: context.nextId,
-                nextId: context.nextId + 1,
-              })),
-              { type: 'raiseLogStartOffsetForRetention', params: ({ event }) => ({ offset: retentionLogStart(event.remoteExpired) }) },
-              {
-                type: 'startRemoteDelete',
-                params: ({ context, event }) => ({ requestId: context.awaiting, segmentId: event.remoteExpired[0].segmentId, rule: event.remoteExpired[0].rule }),
-              },
-            ],
-          },
-          {
             target: 'idle',
             actions: [
               {
                 type: 'explain',
-                params: ({ context, event }) => ({
+                params: ({ event }) => ({
                   rule: 'rlmRunDone',
                   detail: {
-                    localStoppedBy: event.localStoppedBy,
-                    copy:
-                      context.role !== 'leader' ? 'follower'
-                      : !event.tiered ? 'notTiered'
-                      : event.copyDisabled ? 'copyDisabled'
-                      : !event.metadataReady ? 'metadataLoading'
-                      : 'noCandidate',
+                    task: 'RLMCopyTask',
+                    copy: !event.tiered ? 'notTiered' : event.copyDisabled ? 'copyDisabled' : !event.metadataReady ? 'metadataLoading' : 'noCandidate',
                   },
                 }),
               },
@@ -369,30 +309,6 @@ export const remoteLogManagerMachine = setup({
             actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) }, 'scheduleNextRun'],
           },
           { target: 'idle', actions: 'scheduleNextRun' },
-        ],
-      },
-    },
-    /** Deleting the expired remote segments of one pass, one at a time. */
-    deletingRemote: {
-      on: {
-        'rlm.deleteCompleted': [
-          { guard: not('isAwaited') },
-          {
-            guard: and(['isOk', 'hasMoreExpiring']),
-            actions: [
-              { type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) },
-              { type: 'startRemoteDelete', params: ({ context }) => ({ requestId: context.nextId, segmentId: context.expiring[0].segmentId, rule: context.expiring[0].rule }) },
-              assign(({ context }) => ({ segmentId: context.expiring[0].segmentId, expiring: context.expiring.slice(1), awaiting: context.nextId, nextId: context.nextId + 1 })),
-            ],
-          },
-          {
-            guard: 'isOk',
-            target: 'running',
-            actions: [{ type: 'finishRemoteDelete', params: ({ event }) => ({ segmentId: event.segmentId }) }, 'nextStep'],
-          },
-          // A failed delete ends the pass; the segment stays DELETE_SEGMENT_STARTED and is
-          // retried first at the next run.
-          { target: 'idle', actions: [assign({ expiring: [] }), 'scheduleNextRun'] },
         ],
       },
     },

@@ -138,7 +138,8 @@ export const RULES: Record<string, string> = {
   remoteSegmentMissing: 'no finished remote segment holds the offset, so the read is out of range',
   remoteReadFailed: 'the ranged GET of the remote segment failed, so the consumer gets a retriable error and fetches again',
   remoteFetchExpired: 'the remote read took longer than remote.fetch.max.wait.ms, so the broker answers without its records (DelayedRemoteFetch) and the consumer fetches again',
-  rlmRunDone: 'the remote log manager task is done until its next run (remote.log.manager.task.interval.ms)',
+  rlmRunDone: 'the remote log manager task (RLMCopyTask, or RLMExpirationTask) is done until its next run, remote.log.manager.task.interval.ms after this one ended',
+  logRetentionRunDone: "the broker's log retention task is done for this partition until its next run (log.retention.check.interval.ms)",
   leaderThrottled:
     'KIP-73 (docs/protocol.md §3.1): the follower is out of the ISR, its replica is in leader.replication.throttled.replicas and the leader\'s replication rate is above leader.replication.throttled.rate, so the read returns no records and the Fetch waits out replica.fetch.wait.max.ms',
   followerThrottled:
@@ -174,6 +175,28 @@ function because(rule: unknown): string {
   const text = RULES[rule];
   return text ? `: ${text}` : '';
 }
+
+/** Which of Kafka's tasks acted, named by the event or told by its rule (docs/protocol.md §5). */
+function taskOf(rule: string | undefined, named: unknown): string {
+  if (typeof named === 'string') return named;
+  switch (rule) {
+    case 'localRetention':
+    case 'logRetention':
+    case 'rollForLocalRetention':
+      return 'log retention task';
+    case 'remoteRetention':
+    case 'retentionMs':
+    case 'retentionBytes':
+    case 'belowLogStartOffset':
+    case 'retryDelete':
+      return 'RLMExpirationTask';
+    default:
+      return 'RLMCopyTask';
+  }
+}
+
+/** The rules of a log change made by one of the tasks of §5: its narration names the task. */
+const TASK_RULES = new Set(['localRetention', 'logRetention', 'rollForLocalRetention', 'remoteRetention', 'logStartOffsetOnBecomingLeader']);
 
 /** One line for a trace entry, or null when the entry is not narrated at this level. */
 export function narrate(e: TraceEntry, verbose = false): string | null {
@@ -226,9 +249,10 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       if (a === 'truncateTo') return `${t} broker ${x.broker} ${tp}: truncated to ${x.offset}${because(e.rule)}`;
       if (a === 'leaderEpochsRestored') return `${t} broker ${x.broker} ${tp}: leader epochs restored ${JSON.stringify(x.leaderEpochs)}${because(e.rule)}`;
       if (a === 'producerStateRestored') return `${t} broker ${x.broker} ${tp}: producer state restored (${x.producers} producers)${because(e.rule)}`;
-      if (a === 'localSegmentDeleted') return `${t} broker ${x.broker} ${tp}: local segment [${x.baseOffset}, ${x.endOffset}] deleted${because(e.rule)}`;
-      if (a === 'logStartOffsetRaised') return `${t} broker ${x.broker} ${tp}: Log-Start-Offset ${x.from} -> ${x.logStartOffset}${because(e.rule)}`;
-      if (a === 'segmentRolled' && e.rule === 'rollForLocalRetention') return `${t} broker ${x.broker} ${tp}: active segment rolled at ${x.baseOffset}${because(e.rule)}`;
+      const by = TASK_RULES.has(e.rule ?? '') ? `[${taskOf(e.rule, undefined)}] ` : '';
+      if (a === 'localSegmentDeleted') return `${t} broker ${x.broker} ${tp}: ${by}local segment [${x.baseOffset}, ${x.endOffset}] deleted${because(e.rule)}`;
+      if (a === 'logStartOffsetRaised') return `${t} broker ${x.broker} ${tp}: ${by}Log-Start-Offset ${x.from} -> ${x.logStartOffset}${because(e.rule)}`;
+      if (a === 'segmentRolled' && e.rule === 'rollForLocalRetention') return `${t} broker ${x.broker} ${tp}: ${by}active segment rolled at ${x.baseOffset}${because(e.rule)}`;
       if (a === 'segmentRolled') return verbose ? `${t} broker ${x.broker} ${tp}: segment rolled at ${x.baseOffset}${because(e.rule)}` : null;
       if (a === 'walChunkAppended') return `${t} broker ${x.broker} ${tp}: WAL chunk [${x.baseOffset}, ${x.lastOffset}] of ${x.objectKey} appended (${x.records} records)${because(e.rule)}`;
       return null;
@@ -251,7 +275,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}${detail(x)}`;
     }
     case 'rlm': {
-      if (e.rule === 'rlmRunDone') {
+      if (e.rule === 'rlmRunDone' || e.rule === 'logRetentionRunDone') {
         // Say why nothing more was uploaded or deleted, when the reason is worth knowing.
         const why: string[] = [];
         if (x.copy === 'copyDisabled') why.push('no upload: remote.log.copy.disable is set');
@@ -259,17 +283,19 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         if (x.localStoppedBy === 'notUploaded') why.push('local retention stops at a segment not yet uploaded (its end is above Ry)');
         if (x.localStoppedBy === 'notBelowHighWatermark') why.push('local retention stops at a segment not entirely below the high watermark');
         if (why.length === 0 && !verbose) return null;
-        return `${t} broker ${x.broker} ${tp}: remote log manager run done${why.length ? `: ${why.join('; ')}` : ''}`;
+        const task = e.rule === 'logRetentionRunDone' ? 'log retention task' : String(x.task ?? 'remote log manager task');
+        return `${t} broker ${x.broker} ${tp}: [${task}] run done${why.length ? `: ${why.join('; ')}` : ''}`;
       }
-      if (x.action === 'copyFailed') return `${t} broker ${x.broker} ${tp}: copy of ${x.segmentId} failed (${x.error})${because(e.rule)}`;
-      if (x.action === 'deleteStarted') return `${t} broker ${x.broker} ${tp}: deleting remote segment [${x.baseOffset}, ${x.endOffset}]${because(e.rule)}`;
-      if (x.action === 'highestOffsetInRemoteStorageUpdated') return `${t} broker ${x.broker} ${tp}: highest offset in remote storage ${x.from} -> ${x.highestOffsetInRemoteStorage}${because(e.rule)}`;
-      return `${t} broker ${x.broker} ${tp}: ${RULES[e.rule ?? ''] ?? e.rule}`;
+      const task = `[${taskOf(e.rule, x.task)}] `;
+      if (x.action === 'copyFailed') return `${t} broker ${x.broker} ${tp}: ${task}copy of ${x.segmentId} failed (${x.error})${because(e.rule)}`;
+      if (x.action === 'deleteStarted') return `${t} broker ${x.broker} ${tp}: ${task}deleting remote segment [${x.baseOffset}, ${x.endOffset}]${because(e.rule)}`;
+      if (x.action === 'highestOffsetInRemoteStorageUpdated') return `${t} broker ${x.broker} ${tp}: ${task}highest offset in remote storage ${x.from} -> ${x.highestOffsetInRemoteStorage}${because(e.rule)}`;
+      return `${t} broker ${x.broker} ${tp}: ${task}${RULES[e.rule ?? ''] ?? e.rule}`;
     }
     case 'remoteMetadata':
       if (x.action === 'stateChanged') {
         const range = `[${x.baseOffset}, ${x.endOffset}]`;
-        if (x.from === null) return `${t} broker ${x.broker} ${tp}: segment ${range} ${x.to}${because(e.rule)}`;
+        if (x.from === null) return `${t} broker ${x.broker} ${tp}: [RLMCopyTask] segment ${range} ${x.to}${because(e.rule)}`;
         return `${t} ${tp}: remote segment ${range} ${x.from} -> ${x.to}`;
       }
       return `${t} broker ${x.broker} ${tp}: remote segment for epoch ${x.epoch}, offset ${x.offset}: ${x.found ?? 'none'}${because(e.rule)}`;

@@ -249,6 +249,8 @@ export function buildView(k: Kernel): RunView {
           fetcher: k.machineState(b, key, 'fetcher'),
           leader: k.machineState(b, key, 'leader'),
           rlm: k.machineState(b, key, 'rlm'),
+          rlmExpiration: k.machineState(b, key, 'rlmExpiration'),
+          logRetention: k.machineState(b, key, 'logRetention'),
           walReplica: k.machineState(b, key, 'walReplica'),
           walCombiner: k.machineState(b, BROKER_KEY, 'walCombiner'),
         },

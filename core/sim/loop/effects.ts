@@ -12,6 +12,7 @@
 import type { Rule } from '../../domain/rules.js';
 import { endOffsetFor, epochForOffset, checkpointUpTo, latestEpoch } from '../../domain/leader-epoch-cache.js';
 import { logEndOffset } from '../../domain/partition-log.js';
+import { nextRetentionRunMs, rlmTaskName } from '../../domain/retention.js';
 import { completeAcks, appendAsLeader } from '../world/clients.js';
 import type { Sim } from '../state/context.js';
 import { tailSynced } from '../world/controller.js';
@@ -135,15 +136,17 @@ const leader: Handlers<'leader'> = {
 };
 
 const rlm: Handlers<'rlm'> = {
+  // RemoteLogManager's tasks run with fixed delay and no initial delay.
   scheduleTask: (s, broker, key, { timerId, after }) => {
     const delay = after === 'now' ? 0 : s.state.brokerConfig['remote.log.manager.task.interval.ms'];
     s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine: 'rlm', broker, key, timerId });
   },
   requestStep: (s, broker, key, { requestId }) => {
-    s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId });
+    s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId, task: 'copy' });
   },
   updateHighestOffsetInRemoteStorage: (s, broker, key, { offset }) => {
-    raiseHighestOffsetInRemoteStorage(s, broker, key, offset, 'rlmRefreshHighestOffset');
+    const role = (s.machineSnapshot(broker, key, 'rlm')?.context as { role?: 'leader' | 'follower' } | undefined)?.role ?? 'follower';
+    raiseHighestOffsetInRemoteStorage(s, broker, key, offset, 'rlmRefreshHighestOffset', rlmTaskName('copy', role));
   },
   updateLogStartOffsetOnBecomingLeader: (s, broker, key, { offset }) => {
     raiseLogStartOffsetOnBecomingLeader(s, broker, key, offset);
@@ -157,14 +160,45 @@ const rlm: Handlers<'rlm'> = {
   abortCopy: (s, broker, key, { requestId, segmentId, error }) => {
     abortCopy(s, broker, key, requestId, segmentId, error);
   },
+  finishRemoteDelete: (s, _broker, key, { segmentId }) => {
+    setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED');
+  },
+  explain: (s, broker, key, { rule, detail }) => {
+    explain(s, 'rlm', broker, key, rule, detail);
+  },
+};
+
+const rlmExpiration: Handlers<'rlmExpiration'> = {
+  scheduleTask: (s, broker, key, { timerId, after }) => {
+    const delay = after === 'now' ? 0 : s.state.brokerConfig['remote.log.manager.task.interval.ms'];
+    s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine: 'rlmExpiration', broker, key, timerId });
+  },
+  requestStep: (s, broker, key, { requestId }) => {
+    s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId, task: 'expiration' });
+  },
   raiseLogStartOffsetForRetention: (s, broker, key, { offset }) => {
     raiseLogStartOffsetForRetention(s, broker, key, offset);
   },
   startRemoteDelete: (s, broker, key, { requestId, segmentId, rule }) => {
-    startRemoteDelete(s, broker, key, requestId, segmentId, rule);
+    startRemoteDelete(s, broker, key, requestId, segmentId, rule, 'expiration');
   },
   finishRemoteDelete: (s, _broker, key, { segmentId }) => {
     setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED');
+  },
+  explain: (s, broker, key, { rule, detail }) => {
+    explain(s, 'rlm', broker, key, rule, detail);
+  },
+};
+
+const logRetention: Handlers<'logRetention'> = {
+  // LogManager's "kafka-log-retention": a fixed rate from the broker's start, after log.initial.task.delay.ms.
+  scheduleTask: (s, broker, key, { timerId, after }) => {
+    const cfg = s.state.brokerConfig;
+    const at = nextRetentionRunMs(s.state.brokers[broker].startedAtMs, cfg['log.initial.task.delay.ms'], cfg['log.retention.check.interval.ms'], s.state.nowMs, after === 'start');
+    s.schedule(at, { kind: 'machineTimer', machine: 'logRetention', broker, key, timerId });
+  },
+  requestStep: (s, broker, key, { requestId }) => {
+    s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId, task: 'retention' });
   },
   deleteLocalSegments: (s, broker, key, { segments }) => {
     deleteLocalSegments(s, broker, key, segments);
@@ -279,7 +313,7 @@ function explain(s: Sim, type: 'fetcher' | 'rlm' | 'wal', broker: number, key: s
   s.emit({ atMs: s.state.nowMs, type, action: 'explain', broker, topic: part.topic, partition: part.partition, rule, ...(detail ?? {}) });
 }
 
-export const EFFECTS: { readonly [N in MachineName]: Handlers<N> } = { fetcher, leader, rlm, walCombiner, walReplica };
+export const EFFECTS: { readonly [N in MachineName]: Handlers<N> } = { fetcher, leader, rlm, rlmExpiration, logRetention, walCombiner, walReplica };
 
 /**
  * Effects that change nothing the invariants read (logs, offsets, Ry, ISR, leadership,
@@ -290,6 +324,8 @@ export const READ_ONLY_EFFECTS: { readonly [N in MachineName]: ReadonlySet<Effec
   fetcher: new Set(['sendFetch', 'sendListOffsets', 'sendOffsetsForLeaderEpoch', 'startWalWait', 'lookupRemoteSegment', 'getRemoteObject', 'startBackoff', 'explain']),
   leader: new Set(['respondFetch', 'parkFetch', 'respondListOffsets', 'respondOffsetsForLeaderEpoch', 'rejectProduce', 'startIsrCheckTimer']),
   rlm: new Set(['scheduleTask', 'requestStep', 'explain']),
+  rlmExpiration: new Set(['scheduleTask', 'requestStep', 'explain']),
+  logRetention: new Set(['scheduleTask', 'requestStep', 'explain']),
   walCombiner: new Set([]),
   walReplica: new Set(['explain']),
 };

@@ -28,7 +28,7 @@ import { applyTimeline } from '../world/controller.js';
 import { EFFECTS, READ_ONLY_EFFECTS, resumeQuotaWait } from './effects.js';
 import { type Chooser, PinnedChooser, describeEvent, isTimelineEvent } from './choices.js';
 import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from '../state/event-queue.js';
-import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from '../state/facts.js';
+import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, logRetentionFacts, remoteExpiredNow, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from '../state/facts.js';
 import { type Change, type Violation, checkChange, checkInvariants } from '../checks/invariants.js';
 import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from '../runtime/machines.js';
 import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from '../world/network.js';
@@ -115,6 +115,10 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
         return k.deliver(ev.broker, ev.key, 'walReplica', { type: 'wal.retry', timerId: ev.timerId });
       case 'rlm':
         return k.deliver(ev.broker, ev.key, 'rlm', rlmTaskEvent(k.state, ev.broker, ev.key, ev.timerId));
+      case 'rlmExpiration':
+        return k.deliver(ev.broker, ev.key, 'rlmExpiration', { type: 'expiration.due', timerId: ev.timerId });
+      case 'logRetention':
+        return k.deliver(ev.broker, ev.key, 'logRetention', { type: 'retention.due', timerId: ev.timerId });
     }
   },
   walChunkDelivered: onWalChunkDelivered,
@@ -169,7 +173,9 @@ const HANDLERS: { readonly [K in KernelEvent['kind']]: (s: Kernel, ev: KernelEve
   quotaWait: (k, ev) => resumeQuotaWait(k, ev.what),
   rlmStep: (k, ev) => {
     if (!k.state.brokers[ev.broker].alive) return;
-    k.deliver(ev.broker, ev.key, 'rlm', { type: 'rlm.step', requestId: ev.requestId, ...rlmFacts(k.state, ev.key, ev.broker) });
+    if (ev.task === 'copy') k.deliver(ev.broker, ev.key, 'rlm', { type: 'rlm.step', requestId: ev.requestId, ...rlmFacts(k.state, ev.key, ev.broker) });
+    else if (ev.task === 'expiration') k.deliver(ev.broker, ev.key, 'rlmExpiration', { type: 'expiration.step', requestId: ev.requestId, remoteExpired: remoteExpiredNow(k.state, ev.key, ev.broker) });
+    else k.deliver(ev.broker, ev.key, 'logRetention', { type: 'retention.step', requestId: ev.requestId, ...logRetentionFacts(k.state, ev.key, ev.broker) });
   },
 };
 

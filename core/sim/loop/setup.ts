@@ -34,7 +34,7 @@ import { newJitterMetrics } from '../world/jitter.js';
 import { seedPrng } from '../state/prng.js';
 import { localLogBytesChanged } from '../world/replica-log.js';
 import { BROKER_KEY, type KernelState, type PartitionState, type ReplicaState, cloneJson, emptyWalMetrics, partitionKey } from '../state/state.js';
-import { initialSegmentObjects } from '../world/tiering.js';
+import { initialSegmentObjects, startReplicaTasks } from '../world/tiering.js';
 
 /** The state at t = 0 before any partition exists: configs, brokers, empty metrics. */
 export function initialState(scenario: Scenario, seed: number): KernelState {
@@ -59,7 +59,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     stepCount: 0,
     prng: seedPrng(seed),
     queue: newQueue(),
-    brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: brokerZone(scenario, id), alive: true })),
+    brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: brokerZone(scenario, id), alive: true, startedAtMs: 0 })),
     brokerConfig,
     topicConfigs,
     model,
@@ -288,7 +288,7 @@ export function startCluster(s: Sim): void {
   }
   for (const key of state.partitionOrder) {
     const part = state.partitions[key];
-    for (const b of part.replicas) s.deliver(b, key, 'rlm', { type: 'rlm.started', role: b === part.leader ? 'leader' : 'follower' });
+    for (const b of part.replicas) startReplicaTasks(s, b, key, b === part.leader ? 'leader' : 'follower');
   }
   for (const key of state.partitionOrder) {
     const part = state.partitions[key];

@@ -9,7 +9,9 @@
 import type { AnyMachineSnapshot, StateMachine } from 'xstate';
 import { type FollowerFetcherEvent, followerFetcherMachine } from '../../machines/follower-fetcher.js';
 import { type LeaderPartitionEvent, leaderPartitionMachine } from '../../machines/leader-partition.js';
+import { type LogRetentionEvent, logRetentionMachine } from '../../machines/log-retention.js';
 import { type RemoteLogManagerEvent, remoteLogManagerMachine } from '../../machines/remote-log-manager.js';
+import { type RlmExpirationEvent, rlmExpirationMachine } from '../../machines/rlm-expiration.js';
 import { type WalCombinerEvent, walCombinerMachine } from '../../machines/wal-combiner.js';
 import { type WalReplicaEvent, walReplicaMachine } from '../../machines/wal-replica.js';
 import { fastTransition } from './fast-transition.js';
@@ -19,6 +21,8 @@ export const MACHINES = {
   fetcher: followerFetcherMachine,
   leader: leaderPartitionMachine,
   rlm: remoteLogManagerMachine,
+  rlmExpiration: rlmExpirationMachine,
+  logRetention: logRetentionMachine,
   walReplica: walReplicaMachine,
   walCombiner: walCombinerMachine,
 } as const;
@@ -26,13 +30,15 @@ export const MACHINES = {
 export type MachineName = keyof typeof MACHINES;
 
 /** Per-partition machines, one of each on every replica. */
-export const PARTITION_MACHINES = ['fetcher', 'leader', 'rlm', 'walReplica'] as const;
+export const PARTITION_MACHINES = ['fetcher', 'leader', 'rlm', 'rlmExpiration', 'logRetention', 'walReplica'] as const;
 
 /** The events each machine takes. */
 export interface MachineEvents {
   fetcher: FollowerFetcherEvent;
   leader: LeaderPartitionEvent;
   rlm: RemoteLogManagerEvent;
+  rlmExpiration: RlmExpirationEvent;
+  logRetention: LogRetentionEvent;
   walReplica: WalReplicaEvent;
   walCombiner: WalCombinerEvent;
 }

@@ -9,11 +9,12 @@ import { latestEpoch } from '../../domain/leader-epoch-cache.js';
 import type { LeaderView } from '../../domain/leader-rules.js';
 import { logEndOffset } from '../../domain/partition-log.js';
 import { findHighestRemoteOffset, findLogStartOffset } from '../../domain/remote-metadata.js';
-import { copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../../domain/retention.js';
+import { type RemoteExpiryRule, copyCandidates, localRetentionDeletable, remoteRetentionExpired } from '../../domain/retention.js';
 import type { WalChunk } from '../../domain/wal.js';
 import type { ReplicaFacts } from '../../machines/follower-fetcher.js';
 import type { LeaderFacts } from '../../machines/leader-partition.js';
 import type { RemoteLogManagerEvent, RlmFacts } from '../../machines/remote-log-manager.js';
+import type { LogRetentionFacts } from '../../machines/log-retention.js';
 import type { WalCombinerContext } from '../../machines/wal-combiner.js';
 import type { WalChunkRef } from '../../machines/wal-replica.js';
 import { fail } from '../../util/assert.js';
@@ -112,47 +113,49 @@ export function metadataReady(state: KernelState, key: string, broker: number): 
   return state.nowMs >= at;
 }
 
-/** What the remote log manager decides from, at this moment (see domain/retention.ts). */
+/** What the copy task decides from, at this moment (see domain/retention.ts copyCandidates). */
 export function rlmFacts(state: KernelState, key: string, broker: number): RlmFacts {
   const part = state.partitions[key];
   const r = replica(state, key, broker);
-  const log = r.log;
-  const cfg = state.topicConfigs[part.topic];
   const isTiered = tiered(state, key);
-  const leader = part.leader === broker;
-  const now = state.nowMs;
+  return {
+    tiered: isTiered,
+    copyDisabled: state.topicConfigs[part.topic]['remote.log.copy.disable'],
+    metadataReady: metadataReady(state, key, broker),
+    candidate: part.leader === broker && isTiered ? copyCandidates(r.log.segments, r.highestOffsetInRemoteStorage, r.log.logStartOffset, r.log.highWatermark)[0] ?? null : null,
+  };
+}
+
+/** What the log retention task decides from, at this moment (domain/retention.ts localRetentionDeletable). */
+export function logRetentionFacts(state: KernelState, key: string, broker: number): LogRetentionFacts {
+  const cfg = state.topicConfigs[state.partitions[key].topic];
+  const r = replica(state, key, broker);
   // UnifiedLog.remoteLogEnabledAndRemoteCopyEnabled: with remote.log.copy.disable (KIP-950)
   // local retention falls back to retention.*, as on a topic that is not tiered.
   const uploads = uploadsRequired(state, key);
-  const localMs = uploads ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'];
-  const localBytesLimit = uploads ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'];
   const local = localRetentionDeletable({
-    segments: log.segments,
-    highWatermark: log.highWatermark,
-    logStartOffset: log.logStartOffset,
+    segments: r.log.segments,
+    highWatermark: r.log.highWatermark,
+    logStartOffset: r.log.logStartOffset,
     highestOffsetInRemoteStorage: uploads ? r.highestOffsetInRemoteStorage : Number.MAX_SAFE_INTEGER,
-    retentionBytes: localBytesLimit,
-    retentionMs: localMs,
-    nowMs: now,
+    retentionBytes: uploads ? effectiveLocalRetentionBytes(cfg) : cfg['retention.bytes'],
+    retentionMs: uploads ? effectiveLocalRetentionMs(cfg) : cfg['retention.ms'],
+    nowMs: state.nowMs,
   });
-  const candidate = leader && isTiered ? copyCandidates(log.segments, r.highestOffsetInRemoteStorage, log.logStartOffset, log.highWatermark)[0] ?? null : null;
+  return { localDeletable: local.deletable, localStoppedBy: local.stoppedBy, rollActive: local.rollActive };
+}
+
+/** The remote segments the leader's expiration task deletes now, oldest first (domain/retention.ts remoteRetentionExpired). */
+export function remoteExpiredNow(state: KernelState, key: string, broker: number): Array<{ segmentId: string; endOffset: number; rule: RemoteExpiryRule }> {
+  const part = state.partitions[key];
+  if (part.leader !== broker || !tiered(state, key) || !metadataReady(state, key, broker)) return [];
+  const cfg = state.topicConfigs[part.topic];
+  const r = replica(state, key, broker);
   let localOnlyBytes = 0;
   // UnifiedLog.onlyLocalLogSegmentsSize: base offset >= Ry, so a segment [Ry, Ry], and every
   // uploaded segment while Ry is -1 or stale, is counted in both tiers (docs/protocol.md §5).
-  for (const seg of log.segments) if (seg.baseOffset >= r.highestOffsetInRemoteStorage) localOnlyBytes += seg.bytes;
-  const remoteExpired = leader && isTiered && metadataReady(state, key, broker)
-    ? remoteRetentionExpired({ remote: part.remoteMetadata, logStartOffset: log.logStartOffset, localOnlyBytes, retentionBytes: cfg['retention.bytes'], retentionMs: cfg['retention.ms'], nowMs: now })
-    : [];
-  return {
-    tiered: isTiered,
-    copyDisabled: cfg['remote.log.copy.disable'],
-    metadataReady: metadataReady(state, key, broker),
-    candidate,
-    localDeletable: local.deletable,
-    localStoppedBy: local.stoppedBy,
-    rollActive: local.rollActive,
-    remoteExpired,
-  };
+  for (const seg of r.log.segments) if (seg.baseOffset >= r.highestOffsetInRemoteStorage) localOnlyBytes += seg.bytes;
+  return remoteRetentionExpired({ remote: part.remoteMetadata, logStartOffset: r.log.logStartOffset, localOnlyBytes, retentionBytes: cfg['retention.bytes'], retentionMs: cfg['retention.ms'], nowMs: state.nowMs });
 }
 
 /** The remote log manager's task is due: what it learns first (RLMTask's metadata and Ry). */

@@ -10,6 +10,7 @@ import type { PartitionLog, RecordBatch } from '../../domain/partition-log.js';
 import type { Prices } from '../../domain/prices.js';
 import type { ApiName, KafkaError, ListOffsetsTimestamp } from '../../domain/protocol.js';
 import type { RemoteSegmentMetadata } from '../../domain/remote-metadata.js';
+import type { RlmTask } from '../../domain/retention.js';
 import type { RateStat } from '../../domain/rate.js';
 import type { PendingChunk, WalChunk, WalObject } from '../../domain/wal.js';
 import type { ObjectStoreResult, StoreName, StoredObject } from '../../ports/object-store.js';
@@ -114,6 +115,8 @@ export interface BrokerState {
   id: number;
   zone: string;
   alive: boolean;
+  /** When the broker last started (0, its arrival, or its restart): LogManager's retention task counts from it. */
+  startedAtMs: number;
 }
 
 /** A request's body, by Kafka API (a consumer's Fetch names no epochs). */
@@ -206,8 +209,8 @@ export type SegmentObjectKind = 'log' | 'offsetIndex' | 'leaderEpochCheckpoint' 
 export type StoreCompletion =
   /** One of the objects of a segment copy (the remote log manager's RLMCopyTask). */
   | { for: 'copy'; object: SegmentObjectKind }
-  /** One of the objects of a remote segment being deleted (retention or a failed copy). */
-  | { for: 'remoteDelete' }
+  /** One of the objects of a remote segment being deleted: by the expiration task, or the copy task cleaning up a failed copy. */
+  | { for: 'remoteDelete'; task: 'copy' | 'expiration' }
   /** Tiering turned off with remote.log.delete.on.disable: nothing waits for the answer. */
   | { for: 'deleteOnDisable' }
   /** A follower building its remote auxiliary state reads the segment's checkpoint or snapshot. */
@@ -269,7 +272,7 @@ export type QuotaWait =
   | { wait: 'remoteFetch'; broker: number; msg: RequestOf<'Fetch'> };
 
 /** Machines woken by a timer the kernel keeps for them. */
-export type TimedMachine = 'fetcher' | 'rlm' | 'walCombiner' | 'walReplica';
+export type TimedMachine = 'fetcher' | 'rlm' | 'rlmExpiration' | 'logRetention' | 'walCombiner' | 'walReplica';
 
 /** Everything the kernel's queue holds; `core/sim/loop/kernel.ts` maps each kind to its handler. */
 export type KernelEvent =
@@ -286,7 +289,8 @@ export type KernelEvent =
   | { kind: 'remoteSegmentLookedUp'; broker: number; key: string; requestId: number; epoch: number; offset: number }
   | { kind: 'storeDone'; broker: number; key: string; requestId: number; completion: StoreCompletion; store: StoreName; objectKey: string; result: ObjectStoreResult }
   | { kind: 'consumerFetch'; consumerId: number }
-  | { kind: 'rlmStep'; broker: number; key: string; requestId: number }
+  /** A step of the remote log manager's copy task, its expiration task, or the log retention task. */
+  | { kind: 'rlmStep'; broker: number; key: string; requestId: number; task: RlmTask }
   | { kind: 'isrCheck'; broker: number; key: string; timerId: number }
   /** A transfer's last byte left its sender (core/sim/world/bandwidth.ts). */
   | { kind: 'transferDone'; transferId: number }

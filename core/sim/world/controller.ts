@@ -19,7 +19,7 @@ import { PARTITION_MACHINES } from '../runtime/machines.js';
 import { BROKER_KEY, partitionKey, replicaStatsOf } from '../state/state.js';
 import { cutTransfers } from './bandwidth.js';
 import { dropParkedOnIsolation } from './network.js';
-import { deleteRemoteOnDisable } from './tiering.js';
+import { deleteRemoteOnDisable, startReplicaTasks } from './tiering.js';
 import { deleteOrphans, startWalReplica, walBrokerCrashed } from './wal.js';
 
 /** Applies one timeline action now (a scenario's event, or the page's user). */
@@ -94,7 +94,7 @@ function addBroker(s: Sim, broker: number): void {
     return;
   }
   const zone = brokerZone(s.scenario, broker);
-  state.brokers.push({ id: broker, zone, alive: true });
+  state.brokers.push({ id: broker, zone, alive: true, startedAtMs: state.nowMs });
   s.createMachine(broker, BROKER_KEY, 'walCombiner');
   s.emit({ atMs: now, type: 'broker', action: 'added', broker, zone, rule: 'brokerRegistered' });
 }
@@ -128,7 +128,7 @@ function addReplica(s: Sim, topic: string, partition: number, broker: number): v
   for (const name of PARTITION_MACHINES) s.createMachine(broker, key, name);
   s.emit({ atMs: now, type: 'timeline', action: 'addReplica', broker, topic, partition, rule: 'replicaAdded' });
   if (!state.brokers[broker].alive) return;
-  s.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+  startReplicaTasks(s, broker, key, 'follower');
   if (part.leader >= 0) startFetcher(s, broker, key);
 }
 
@@ -275,6 +275,7 @@ function restart(s: Sim, broker: number): void {
     return;
   }
   b.alive = true;
+  b.startedAtMs = now;
   s.emit({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
   deleteOrphans(s, broker);
   for (const key of state.partitionOrder) {
@@ -286,7 +287,7 @@ function restart(s: Sim, broker: number): void {
       becomeLeader(s, key, broker, 'lastInSyncReplicaReturned');
       continue;
     }
-    s.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+    startReplicaTasks(s, broker, key, 'follower');
     if (part.leader !== broker && part.leader >= 0) startFetcher(s, broker, key);
   }
 }
@@ -319,7 +320,7 @@ export function becomeLeader(s: Sim, key: string, broker: number, rule: Rule): v
     part.leader = -1;
     if (old >= 0 && old !== broker && state.brokers[old].alive) {
       s.deliver(old, key, 'leader', { type: 'leadership.resigned' });
-      s.deliver(old, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+      startReplicaTasks(s, old, key, 'follower');
     }
     part.parked = [];
     state.metrics.wal.tailSyncs++;
@@ -370,12 +371,12 @@ function completeLeadership(s: Sim, key: string, broker: number, rule: Rule, old
     logEndOffset: logEndOffset(r.log),
     minIsr: effectiveMinIsr(state, key),
   });
-  s.deliver(broker, key, 'rlm', { type: 'rlm.started', role: 'leader' });
+  startReplicaTasks(s, broker, key, 'leader');
   for (const b of part.replicas) {
     if (b === broker || !state.brokers[b].alive) continue;
     if (b === old) {
       s.deliver(b, key, 'leader', { type: 'leadership.resigned' });
-      s.deliver(b, key, 'rlm', { type: 'rlm.started', role: 'follower' });
+      startReplicaTasks(s, b, key, 'follower');
     }
     // Followers drop WAL chunks of the older epochs before they follow the new leader.
     s.deliver(b, key, 'walReplica', { type: 'wal.leaderEpoch', leaderEpoch: part.leaderEpoch });

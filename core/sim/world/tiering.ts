@@ -97,7 +97,7 @@ export function startCopy(s: Sim, broker: number, key: string, requestId: number
   s.observe({ kind: 'remoteSegmentAdded', key, segmentId });
   s.emit({ atMs: state.nowMs, type: 'remoteMetadata', action: 'stateChanged', broker, topic: part.topic, partition: part.partition, segmentId, from: null, to: 'COPY_SEGMENT_STARTED', baseOffset, endOffset, rule: 'copyCandidate' });
   const objects = segmentObjects(meta, seg.batches.slice(), checkpointUpTo(r.log.leaderEpochs, endOffset), producerSnapshotAt(r.log, endOffset + 1));
-  state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
+  state.storeGroups[storeGroupId(broker, key, 'copy', requestId)] = { kind: 'copy', segmentId, remaining: objects.length, ok: true, error: null };
   for (const [objectKey, object, what] of objects) {
     storeOp(s, broker, key, { op: 'put', store: 'tiered', key: objectKey, object }, requestId, { for: 'copy', object: what });
   }
@@ -110,13 +110,13 @@ export function finishCopy(s: Sim, broker: number, key: string, segmentId: strin
 }
 
 /** Ry never decreases while the broker is up. */
-export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: string, offset: number, rule: Rule): void {
+export function raiseHighestOffsetInRemoteStorage(s: Sim, broker: number, key: string, offset: number, rule: Rule, task?: string): void {
   const part = s.state.partitions[key];
   const r = replica(s.state, key, broker);
   if (offset <= r.highestOffsetInRemoteStorage) return;
   const from = r.highestOffsetInRemoteStorage;
   r.highestOffsetInRemoteStorage = offset;
-  s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, rule });
+  s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'highestOffsetInRemoteStorageUpdated', broker, topic: part.topic, partition: part.partition, from, highestOffsetInRemoteStorage: offset, ...(task !== undefined ? { task } : {}), rule });
 }
 
 /**
@@ -156,11 +156,11 @@ export function raiseLogStartOffsetForRetention(s: Sim, broker: number, key: str
 export function abortCopy(s: Sim, broker: number, key: string, requestId: number, segmentId: string, error: string | null): void {
   const part = s.state.partitions[key];
   s.emit({ atMs: s.state.nowMs, type: 'rlm', action: 'copyFailed', broker, topic: part.topic, partition: part.partition, segmentId, error, rule: 'copyFailed' });
-  startRemoteDelete(s, broker, key, requestId, segmentId, 'copyFailed');
+  startRemoteDelete(s, broker, key, requestId, segmentId, 'copyFailed', 'copy');
 }
 
 /** DELETE_SEGMENT_STARTED and the segment's objects deleted together. */
-export function startRemoteDelete(s: Sim, broker: number, key: string, requestId: number, segmentId: string, rule: Rule): void {
+export function startRemoteDelete(s: Sim, broker: number, key: string, requestId: number, segmentId: string, rule: Rule, task: 'copy' | 'expiration'): void {
   const state = s.state;
   const part = state.partitions[key];
   const meta = part.remoteMetadata.find((m) => m.segmentId === segmentId);
@@ -168,13 +168,22 @@ export function startRemoteDelete(s: Sim, broker: number, key: string, requestId
   setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_STARTED');
   s.emit({ atMs: state.nowMs, type: 'rlm', action: 'deleteStarted', broker, topic: part.topic, partition: part.partition, segmentId, baseOffset: meta.baseOffset, endOffset: meta.endOffset, rule });
   const keys = segmentObjectKeys(meta);
-  state.storeGroups[`${broker}|${key}|${requestId}`] = { kind: 'delete', segmentId, remaining: keys.length, ok: true, error: null };
-  for (const k of keys) storeOp(s, broker, key, { op: 'delete', store: 'tiered', key: k }, requestId, { for: 'remoteDelete' });
+  state.storeGroups[storeGroupId(broker, key, task, requestId)] = { kind: 'delete', segmentId, remaining: keys.length, ok: true, error: null };
+  for (const k of keys) storeOp(s, broker, key, { op: 'delete', store: 'tiered', key: k }, requestId, { for: 'remoteDelete', task });
 }
 
-/** One object of a copy or a delete is done; the last one tells the remote log manager how the whole went. */
+/**
+ * The store requests of one copy or delete, by broker, partition, task and request id (the
+ * copy task and the expiration task number their requests apart, so the task is in the id).
+ */
+function storeGroupId(broker: number, key: string, task: 'copy' | 'expiration', requestId: number): string {
+  return task === 'copy' ? `${broker}|${key}|${requestId}` : `${broker}|${key}|x${requestId}`;
+}
+
+/** One object of a copy or a delete is done; the last one tells the task that asked how the whole went. */
 export function onSegmentObjectDone(s: Sim, ev: KernelEventOf<'storeDone'>): void {
-  const id = `${ev.broker}|${ev.key}|${ev.requestId}`;
+  const task = ev.completion.for === 'remoteDelete' ? ev.completion.task : 'copy';
+  const id = storeGroupId(ev.broker, ev.key, task, ev.requestId);
   const g = s.state.storeGroups[id];
   if (g === undefined) return;
   g.remaining--;
@@ -184,6 +193,10 @@ export function onSegmentObjectDone(s: Sim, ev: KernelEventOf<'storeDone'>): voi
   }
   if (g.remaining > 0) return;
   delete s.state.storeGroups[id];
+  if (task === 'expiration') {
+    s.deliver(ev.broker, ev.key, 'rlmExpiration', { type: 'expiration.deleteCompleted', requestId: ev.requestId, segmentId: g.segmentId, ok: g.ok, error: g.error });
+    return;
+  }
   s.deliver(ev.broker, ev.key, 'rlm', {
     type: g.kind === 'copy' ? 'rlm.copyCompleted' : 'rlm.deleteCompleted',
     requestId: ev.requestId,
@@ -329,4 +342,15 @@ export function onAuxStateRead(s: Sim, ev: KernelEventOf<'storeDone'>, object: '
     ...(ev.result.ok && object === 'leaderEpochCheckpoint' ? { leaderEpochs: parseCheckpoint(text) } : {}),
     ...(ev.result.ok && object === 'producerSnapshot' ? { producers: JSON.parse(text) as ProducerEntry[] } : {}),
   });
+}
+
+/**
+ * The replica's tasks start (again) in a role: the copy task (leader) or the follower task,
+ * the expiration task (leader only; none on a follower), and the broker's log retention of
+ * the partition, which keeps the broker's schedule (docs/protocol.md §5).
+ */
+export function startReplicaTasks(s: Sim, broker: number, key: string, role: 'leader' | 'follower'): void {
+  s.deliver(broker, key, 'rlm', { type: 'rlm.started', role });
+  s.deliver(broker, key, 'rlmExpiration', { type: 'expiration.started', role });
+  if (s.machineSnapshot(broker, key, 'logRetention')?.value === 'inactive') s.deliver(broker, key, 'logRetention', { type: 'retention.started' });
 }
