@@ -94,23 +94,24 @@ describe('each line against a hand calculation (10 MB/s, RF 3 over 3 zones, 1 Gi
       expect(r.facts.quantities.tieredTransfer).toBeCloseTo(segments * (segment + 8 * 67_108 + 8 + 56), 0);
       expect(line(r, 'tieredTransfer').usdPerMonth).toBe(0);
       // Each replica keeps local retention (7 days of 10 MB/s = 6,048,000,000,000 B), half a
-      // segment on average (536,864,000 B) and half a task interval's bytes, since retention
-      // runs with the remote log manager's task (15 s x 10 MB/s = 150,000,000 B):
-      // 6,048,686,864,000 B a replica, 3 replicas, $0.08 per GB-month.
-      const perReplica = 604_800 * 10_000_000 + segment / 2 + 15 * 10_000_000;
-      expect(perReplica).toBe(6_048_686_864_000);
-      // The replay of the task loop agrees to within a few tens of MB in 6 TB (the phase of a
+      // segment on average (536,864,000 B) and half a log.retention.check.interval.ms's bytes,
+      // since local retention runs with the broker's log retention task, every 300 s
+      // (150 s x 10 MB/s = 1,500,000,000 B): 6,050,036,864,000 B a replica, 3 replicas,
+      // $0.08 per GB-month.
+      const perReplica = 604_800 * 10_000_000 + segment / 2 + 150 * 10_000_000;
+      expect(perReplica).toBe(6_050_036_864_000);
+      // The replay of the tasks agrees to within a few tens of MB in 6 TB (the phase of a
       // roll against a run).
       expect(Math.abs(r.facts.quantities.storageLocal - 3 * perReplica)).toBeLessThan(0.1 * GB);
-      expect(line(r, 'storageLocal').usdPerMonth).toBeCloseTo(((3 * perReplica) / GB) * 0.08, 2); // $1,351.99
+      expect(line(r, 'storageLocal').usdPerMonth).toBeCloseTo(((3 * perReplica) / GB) * 0.08, 2); // $1,352.29
       // The tiered store holds retention.ms of data (6,048,000,000,000 B) to within a segment
       // (the newest not yet uploaded, the oldest waiting for the next expiry run), $0.023 per GB-month.
       expect(Math.abs(r.facts.quantities.storageTiered - 604_800 * 10_000_000)).toBeLessThan(segment);
       expect(line(r, 'storageTiered').usdPerMonth).toBeCloseTo(((604_800 * 10_000_000) / GB) * 0.023, 0); // $129.55
       // No fast store without KIP-1176.
       expect(r.cost.lines.map((l) => l.id)).not.toContain('walPut');
-      // The month (docs/protocol.md §8.1 quotes it): $965.60 + $0.48 + $1,351.99 + $129.55.
-      expect(r.cost.month).toBeCloseTo(2447.61, 2);
+      // The month (docs/protocol.md §8.1 quotes it): $965.60 + $0.48 + $1,352.29 + $129.55 = $2,447.92.
+      expect(r.cost.month).toBeCloseTo(2447.915, 2); // $2,447.92
     });
   }
 
@@ -144,7 +145,7 @@ describe('each line against a hand calculation (10 MB/s, RF 3 over 3 zones, 1 Gi
     expect(Math.abs(r.facts.quantities.storageWal - hand) / hand).toBeLessThan(0.01);
     expect(line(r, 'storageWal').usdPerMonth).toBeCloseTo((hand / GB) * 0.11, 3); // $0.08
     // The month (docs/protocol.md §8.1 quotes it).
-    expect(r.cost.month).toBeCloseTo(1627.16, 2);
+    expect(r.cost.month).toBeCloseTo(1627.46, 2);
   });
 
   test("wal: the cost of the same bytes depends on the producer's cadence (10 records every 1 ms)", () => {

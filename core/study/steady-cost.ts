@@ -175,6 +175,8 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
         segBytes: p.seg.bytes,
         rate: p.rate,
         intervalMs: I,
+        retentionCheckMs: r.broker['log.retention.check.interval.ms'],
+        retentionInitialDelayMs: r.broker['log.initial.task.delay.ms'],
         copyMs: copyMs(p),
         deleteMs: M.tieredDeleteLatencyMs,
         remoteRetentionMs: p.cfg['retention.ms'],
@@ -392,13 +394,14 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
         id: 'storageLocal',
         name: 'storage: local disks',
         formula:
-          'replicas × bytes each holds (min(rate × local retention ms, local retention bytes) + half a segment (the oldest is kept whole, the active one fills) + rate × half a task interval (retention runs with the remote log manager task); at least the active half segment and what waits for its upload) × disk price ÷ bytes in a GB',
+          'replicas × bytes each holds (min(rate × local retention ms, local retention bytes) + half a segment (the oldest is kept whole, the active one fills) + rate × half a log.retention.check.interval.ms (local retention runs with the broker\'s log retention task); at least the active half segment and what waits for its upload and then for the next retention check) × disk price ÷ bytes in a GB',
         calc: `${fmtNum(replicas)} replicas × ${fmtNum(perReplica)} B × $${P.localDiskUsdPerGbMonth} ÷ ${GIB}`,
         inputs: [
           ...rateInputs(producing),
           { name: 'replicas per partition', value: replicas, unit: 'replicas', source: 'scenario', from: 'topics[].replicas (and addReplica)' },
           ...retentionInputs,
           ...perTopic(producing, (p) => segmentSizeInput(r, p)),
+          r.brokerInput('log.retention.check.interval.ms', 'ms'),
           r.brokerInput('remote.log.manager.task.interval.ms', 'ms'),
           { name: 'bytes one replica holds', value: perReplica, unit: 'B', source: 'derived', from: 'the formula' },
           r.priceInput('localDiskUsdPerGbMonth', 'USD per GB-month'),
@@ -469,7 +472,7 @@ export function steadyState(s: Scenario, mode: SteadyMode, opts: SteadyOptions =
   if (mode !== 'wal' || walParts.length === 0) assumptions.push('Replication: each follower fetches every produced byte from its leader; only the record bytes are priced (no request or response headers).');
   if (tieredParts.length > 0) {
     assumptions.push(
-      `Storage is the average held over time: a replica keeps its local retention plus half a segment (the active one fills, the oldest waits to expire whole) plus what is produced in half a remote.log.manager.task.interval.ms (${I} ms; local retention runs with that task in the model); the tiered store keeps its retention, to within a segment. Local retention here: ${localRetentionWords(tieredParts)}.`,
+      `Storage is the average held over time: a replica keeps its local retention plus half a segment (the active one fills, the oldest waits to expire whole) plus what is produced in half a log.retention.check.interval.ms (${r.broker['log.retention.check.interval.ms']} ms: local retention runs with the broker's log retention task, Kafka's LogManager.cleanupLogs), and a tiered segment waits for its upload (the copy task, every remote.log.manager.task.interval.ms, ${I} ms) before that; the tiered store keeps its retention, to within a segment. Local retention here: ${localRetentionWords(tieredParts)}.`,
     );
   }
   assumptions.push(

@@ -179,8 +179,11 @@ export interface TieringInput {
   segBytes: number;
   /** Bytes produced per second. */
   rate: number;
-  /** remote.log.manager.task.interval.ms */
+  /** remote.log.manager.task.interval.ms (the copy, follower and expiration tasks) */
   intervalMs: number;
+  /** log.retention.check.interval.ms and log.initial.task.delay.ms (the log retention task, brokers started at 0) */
+  retentionCheckMs: number;
+  retentionInitialDelayMs: number;
   /** One segment's copy (its .log PUT) and one remote segment's delete (ms). */
   copyMs: number;
   deleteMs: number;
@@ -198,34 +201,42 @@ export interface TieringInput {
 const TIERING_MAX_EVENTS = 400_000;
 
 /**
- * The remote log manager of one partition (core/machines/remote-log-manager.ts) replayed on
- * its segments, which roll every `fillMs`. Each replica's task runs at once, then
- * remote.log.manager.task.interval.ms after its previous run ENDED. A run applies local
- * retention; on the leader it then copies the copy candidates one after another (each
- * `copyMs`, the .log object's PUT), applying local retention after each, and when none is
- * left expires remote segments one after another (each `deleteMs`), then decides again, and
- * ends when there is nothing left to copy or expire. A follower
- * learns Ry at its run. Local retention (domain/retention.ts localRetentionDeletable) deletes
- * the oldest uploaded segments past its time, or while the log less that segment still holds
- * its bytes; remote retention (remoteRetentionExpired) likewise, its time inclusive, its size
- * counting the local-only bytes too. Averages are over the second half of a horizon long
- * enough to reach retention. When local retention would take more than TIERING_MAX_EVENTS to
- * reach, the closed form: retention + half a segment + half an interval's bytes, and an
- * upload delay of half an interval plus one copy; when only remote retention would,
- * `remoteHeld` is null and the caller uses its closed form.
+ * A partition's tasks (docs/protocol.md §5) replayed on its segments, which roll every
+ * `fillMs`, each on its own schedule:
+ * - the leader's copy task (core/machines/remote-log-manager.ts) runs at once, then
+ *   remote.log.manager.task.interval.ms after its previous run ENDED; a run copies the copy
+ *   candidates one after another (each `copyMs`, the .log object's PUT), then ends;
+ * - a follower's task learns Ry at each run, on the same fixed delay;
+ * - the leader's expiration task (core/machines/rlm-expiration.ts), on its own fixed delay:
+ *   one pass a run, deleting the expiring remote segments one after another (each
+ *   `deleteMs`); remote retention (remoteRetentionExpired): its time inclusive, its size
+ *   counting the local-only bytes too;
+ * - the log retention task (core/machines/log-retention.ts) on every replica, at
+ *   log.initial.task.delay.ms and then every log.retention.check.interval.ms: local retention
+ *   (domain/retention.ts localRetentionDeletable) deletes the oldest segments past its time,
+ *   or while the log less that segment still holds its bytes, uploaded ones only (up to the
+ *   Ry the replica knows) where uploads are required.
+ * Averages are over the second half of a horizon long enough to reach retention. When local
+ * retention would take more than TIERING_MAX_EVENTS to reach, the closed form: retention +
+ * half a segment + half a retention check interval's bytes, at least half a segment plus what
+ * is produced while a segment waits for its upload (half a task interval plus one copy), for
+ * the Ry a follower learns (half a task interval more) and for the next retention check (half
+ * its interval); when only remote retention would, `remoteHeld` is null and the caller uses
+ * its closed form.
  */
 export function replayTiering(x: TieringInput): TieringResult | null {
-  const { fillMs: F, segBytes, rate, intervalMs: I, copyMs: C } = x;
+  const { fillMs: F, segBytes, rate, intervalMs: I, copyMs: C, retentionCheckMs: R, retentionInitialDelayMs: D } = x;
   const limit = retainedLimit(rate, x.retentionMs, x.retentionBytes);
   if (limit === null || !(rate > 0) || !Number.isFinite(F)) return null;
   const closed = (): TieringResult => {
     const uploadDelayMs = x.uploads ? I / 2 + C : 0;
-    const leaderHeld = Math.max(limit + segBytes / 2 + (rate * I) / 2000, segBytes / 2 + (rate * uploadDelayMs) / 1000);
-    const followerHeld = Math.max(limit + segBytes / 2 + (rate * I) / 2000, segBytes / 2 + (rate * (uploadDelayMs + I / 2)) / 1000);
+    const byLimit = limit + segBytes / 2 + (rate * R) / 2000;
+    const leaderHeld = Math.max(byLimit, segBytes / 2 + (rate * (uploadDelayMs + (x.uploads ? R / 2 : 0))) / 1000);
+    const followerHeld = Math.max(byLimit, segBytes / 2 + (rate * (uploadDelayMs + (x.uploads ? I / 2 + R / 2 : 0))) / 1000);
     return { uploadDelayMs, leaderHeld, followerHeld, remoteHeld: null, cycleMs: I + C, how: 'closed' };
   };
-  const events = (horizon: number) => horizon / F + (2 * horizon) / Math.max(I, 1);
-  const base = Math.max(40 * (I + F + C), 4 * ((limit / rate) * 1000 + F));
+  const events = (horizon: number) => horizon / F + (3 * horizon) / Math.max(I, 1) + horizon / Math.max(R, 1);
+  const base = Math.max(40 * (I + F + C), 4 * ((limit / rate) * 1000 + F), 8 * (R + D));
   if (events(base) > TIERING_MAX_EVENTS) return closed();
   const remoteLimit = x.uploads ? retainedLimit(rate, x.remoteRetentionMs, x.remoteRetentionBytes) : null;
   const withRemote = remoteLimit !== null && events(Math.max(base, 4 * ((remoteLimit / rate) * 1000 + F))) <= TIERING_MAX_EVENTS;
@@ -236,6 +247,7 @@ export function replayTiering(x: TieringInput): TieringResult | null {
   const held = { leader: 0, follower: 0, remote: 0 };
   const oldest = { leader: 0, follower: 0, remote: 0 };
   let ry = -1; // the last uploaded segment (index)
+  let followerRy = -1; // the Ry the follower learned at its last run
   let lastT = 0;
   const integrate = (t: number) => {
     const a = Math.max(lastT, from);
@@ -273,61 +285,68 @@ export function replayTiering(x: TieringInput): TieringResult | null {
     }
     return n;
   };
-  let leaderRun = 0;
+  let copyRun = 0; // the copy task's next run, or Infinity while it copies
+  let copyUntil = Infinity; // the copy in flight ends
+  let copying = -1;
   let runStarts = 0;
   let firstRun = -1;
   let lastRun = 0;
-  let busyUntil = Infinity;
-  let busy: 'copy' | 'delete' | null = null;
-  let copying = -1;
+  let expireRun = 0;
+  let deleteUntil = Infinity;
   let toDelete = 0;
   let followerRun = 0;
+  let retentionRun = D;
   let delays = 0;
   let delayed = 0;
-  // The leader's decision: retention, then the next candidate, then the expiry pass, then the end of its run.
-  const leaderStep = (t: number) => {
-    retain('leader', t, ry);
+  // The copy task: the next candidate, or the end of its run.
+  const copyStep = (t: number) => {
     if (x.uploads && ry + 1 < rolledBy(t)) {
       copying = ry + 1;
-      busy = 'copy';
-      busyUntil = t + C;
+      copyUntil = t + C;
+      copyRun = Infinity;
       return;
     }
-    toDelete = expiring(t);
-    if (toDelete > 0) {
-      busy = 'delete';
-      busyUntil = t + x.deleteMs;
-      return;
-    }
-    busy = null;
-    busyUntil = Infinity;
-    leaderRun = t + I;
+    copyUntil = Infinity;
+    copyRun = t + I;
   };
   for (;;) {
-    const t = Math.min(busy !== null ? busyUntil : leaderRun, followerRun);
+    const t = Math.min(copyRun, copyUntil, expireRun, deleteUntil, followerRun, retentionRun);
     if (t > horizon) break;
     integrate(t);
-    if (busy === 'copy' && t === busyUntil) {
+    if (t === copyUntil) {
       ry = copying;
       if ((copying + 1) * F >= from) {
         delays += t - (copying + 1) * F;
         delayed++;
       }
-      leaderStep(t);
-    } else if (busy === 'delete' && t === busyUntil) {
-      oldest.remote++;
-      if (--toDelete > 0) busyUntil = t + x.deleteMs;
-      else leaderStep(t); // the pass done, the run decides again (retention, copies, expiry)
-    } else if (busy === null && t === leaderRun) {
+      copyStep(t);
+    } else if (t === copyRun) {
       if (t >= from) {
         if (firstRun < 0) firstRun = t;
         lastRun = t;
         runStarts++;
       }
-      leaderStep(t);
+      copyStep(t);
+    } else if (t === deleteUntil) {
+      oldest.remote++;
+      if (--toDelete > 0) deleteUntil = t + x.deleteMs;
+      else {
+        deleteUntil = Infinity; // the pass, and the run, are done
+        expireRun = t + I;
+      }
+    } else if (t === expireRun) {
+      toDelete = expiring(t);
+      if (toDelete > 0) {
+        deleteUntil = t + x.deleteMs;
+        expireRun = Infinity;
+      } else expireRun = t + I;
     } else if (t === followerRun) {
-      retain('follower', t, ry);
+      followerRy = ry;
       followerRun = t + I;
+    } else {
+      retain('leader', t, ry);
+      retain('follower', t, followerRy);
+      retentionRun = t + R;
     }
   }
   integrate(horizon);
