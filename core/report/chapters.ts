@@ -232,6 +232,25 @@ export const CHAPTERS: readonly Chapter[] = [
         text: 'Broker 2 drops a chunk written in epoch 0: it now follows epoch 1, and fetches the records from the new leader instead.' },
     ],
   },
+  {
+    id: 'retention-three-tasks',
+    title: '9. Retention: three tasks, three schedules',
+    scenario: 'retention-three-tasks',
+    summary:
+      "Kafka does not retain a tiered partition in one pass. The leader's copy task (RLMCopyTask) and its expiration task (RLMExpirationTask) are scheduled apart, each every remote.log.manager.task.interval.ms after its last run ended; a follower's task (RLMFollowerTask) only learns the highest offset in remote storage; local retention is the broker's log retention task, first 30 s after the broker starts and then every log.retention.check.interval.ms (5 minutes). Each acts on its own, with Kafka's defaults.",
+    stops: [
+      { title: 'The copy task starts an upload', match: { rule: 'copyCandidate' },
+        text: 'At t = 0 the leader\'s copy task finds 50-99 rolled and not uploaded, and starts copying it (a PUT of about 100 ms).' },
+      { title: 'The expiration task does not wait', match: { rule: 'remoteRetention' },
+        text: 'At the same moment the expiration task, on its own schedule and thread pool, finds the 200 KiB across both tiers over retention.bytes (150 KiB): it raises Log-Start-Offset to 50, then deletes 0-49. It does not wait for the copy in flight.' },
+      { title: 'Copies finish; nothing is deleted locally', match: { rule: 'copyFinished' },
+        text: 'The copy task uploads 50-99, then 100-149, raising the highest offset in remote storage (Ry) to 149 by t = 0.2 s. Both segments are now in remote storage, yet they stay on the local disks: local retention is not the remote log manager\'s job.' },
+      { title: 'The follower task learns Ry', match: { rule: 'rlmRefreshHighestOffset' },
+        text: 'The follower\'s RLMFollowerTask runs again 30 s after its first run and learns Ry 149 from the remote log metadata. Until now the follower could not have deleted anything: it did not know what was uploaded.' },
+      { title: 'The log retention task, 30 s after start', match: { rule: 'localRetention' },
+        text: 'The broker\'s log retention task runs for the first time log.initial.task.delay.ms (30 s) after the broker started. On each replica it deletes the uploaded segments below the high watermark: Local-Log-Start-Offset moves to 150, Log-Start-Offset stays 50. Its next run is 5 minutes later.' },
+    ],
+  },
 ];
 
 export function findChapter(id: string): Chapter | undefined {
