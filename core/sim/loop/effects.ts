@@ -83,8 +83,8 @@ const fetcher: Handlers<'fetcher'> = {
 };
 
 const leader: Handlers<'leader'> = {
-  respondFetch: (s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch }) => {
-    respondFetch(s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch });
+  respondFetch: (s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch, highWatermark }) => {
+    respondFetch(s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch, highWatermark });
   },
   parkFetch: (s, _broker, key, { msgId }) => {
     parkFetch(s, key, msgId);
