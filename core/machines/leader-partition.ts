@@ -203,7 +203,7 @@ const effects = {
   rejectProduce: (_: unknown, _p: { error: KafkaError; rule: Rule }) => {},
   /** Effect: set the leader's high watermark (never lowered). */
   advanceHighWatermark: (_: unknown, _p: { highWatermark: number }) => {},
-  /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
+  /** Effect: fire `isr.check` at the broker's next isr-expiration tick (every replica.lag.time.max.ms / 2 from its start). */
   startIsrCheckTimer: (_: unknown, _p: { timerId: number }) => {},
   /** Effect: record an ISR change. */
   isrChanged: (_: unknown, _p: { isr: number[]; added: number[]; removed: number[]; rule: Rule }) => {},

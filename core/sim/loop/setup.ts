@@ -59,7 +59,7 @@ export function initialState(scenario: Scenario, seed: number): KernelState {
     stepCount: 0,
     prng: seedPrng(seed),
     queue: newQueue(),
-    brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: brokerZone(scenario, id), alive: true })),
+    brokers: Array.from({ length: scenario.brokers }, (_, id) => ({ id, zone: brokerZone(scenario, id), alive: true, startedAtMs: 0 })),
     brokerConfig,
     topicConfigs,
     model,

@@ -114,6 +114,11 @@ export interface BrokerState {
   id: number;
   zone: string;
   alive: boolean;
+  /**
+   * When the broker (re)started: its scheduler's tasks run from then on (Kafka's
+   * ReplicaManager.startup schedules isr-expiration at a fixed rate from the start).
+   */
+  startedAtMs: number;
 }
 
 /** A request's body, by Kafka API (a consumer's Fetch names no epochs). */

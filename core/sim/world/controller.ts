@@ -94,7 +94,7 @@ function addBroker(s: Sim, broker: number): void {
     return;
   }
   const zone = brokerZone(s.scenario, broker);
-  state.brokers.push({ id: broker, zone, alive: true });
+  state.brokers.push({ id: broker, zone, alive: true, startedAtMs: now });
   s.createMachine(broker, BROKER_KEY, 'walCombiner');
   s.emit({ atMs: now, type: 'broker', action: 'added', broker, zone, rule: 'brokerRegistered' });
 }
@@ -275,6 +275,7 @@ function restart(s: Sim, broker: number): void {
     return;
   }
   b.alive = true;
+  b.startedAtMs = now;
   s.emit({ atMs: now, type: 'broker', action: 'restarted', broker, rule: 'brokerRestarted' });
   deleteOrphans(s, broker);
   for (const key of state.partitionOrder) {
