@@ -815,16 +815,16 @@ function lead(events: Step<LEv>[], from?: Fed): Fed {
 
 describe('leaderPartitionMachine', () => {
   test.each<[string, number, boolean, Effect]>([
-    ['offset 0 < LSO -> OFFSET_OUT_OF_RANGE', 0, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: 0, divergingEpoch: null } }],
-    ['LSO - 1 -> OFFSET_OUT_OF_RANGE', 9, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: 9, divergingEpoch: null } }],
-    ['LSO -> OFFSET_MOVED_TO_TIERED_STORAGE', 10, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_MOVED_TO_TIERED_STORAGE', rule: 'tieredOnlyOffset', fetchOffset: 10, divergingEpoch: null } }],
-    ['LLSO - 1 -> OFFSET_MOVED_TO_TIERED_STORAGE', 99, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_MOVED_TO_TIERED_STORAGE', rule: 'tieredOnlyOffset', fetchOffset: 99, divergingEpoch: null } }],
-    ['LLSO -> local records', 100, false, { type: 'respondFetch', params: { msgId: 77, error: null, rule: 'localRecords', fetchOffset: 100, divergingEpoch: null } }],
-    ['LEO - 1 -> local records', 199, false, { type: 'respondFetch', params: { msgId: 77, error: null, rule: 'localRecords', fetchOffset: 199, divergingEpoch: null } }],
+    ['offset 0 < LSO -> OFFSET_OUT_OF_RANGE', 0, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: 0, divergingEpoch: null, highWatermark: 200 } }],
+    ['LSO - 1 -> OFFSET_OUT_OF_RANGE', 9, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: 9, divergingEpoch: null, highWatermark: 200 } }],
+    ['LSO -> OFFSET_MOVED_TO_TIERED_STORAGE', 10, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_MOVED_TO_TIERED_STORAGE', rule: 'tieredOnlyOffset', fetchOffset: 10, divergingEpoch: null, highWatermark: 200 } }],
+    ['LLSO - 1 -> OFFSET_MOVED_TO_TIERED_STORAGE', 99, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_MOVED_TO_TIERED_STORAGE', rule: 'tieredOnlyOffset', fetchOffset: 99, divergingEpoch: null, highWatermark: 200 } }],
+    ['LLSO -> local records', 100, false, { type: 'respondFetch', params: { msgId: 77, error: null, rule: 'localRecords', fetchOffset: 100, divergingEpoch: null, highWatermark: 200 } }],
+    ['LEO - 1 -> local records', 199, false, { type: 'respondFetch', params: { msgId: 77, error: null, rule: 'localRecords', fetchOffset: 199, divergingEpoch: null, highWatermark: 200 } }],
     ['LEO, long poll not expired -> parkFetch', 200, false, { type: 'parkFetch', params: { msgId: 77 } }],
-    ['LEO, long poll expired -> empty local records', 200, true, { type: 'respondFetch', params: { msgId: 77, error: null, rule: 'localRecords', fetchOffset: 200, divergingEpoch: null } }],
-    ['LEO + 1 -> OFFSET_OUT_OF_RANGE', 201, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'aboveLogEndOffset', fetchOffset: 201, divergingEpoch: null } }],
-    ['LEO + 1, long poll expired -> OFFSET_OUT_OF_RANGE', 201, true, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'aboveLogEndOffset', fetchOffset: 201, divergingEpoch: null } }],
+    ['LEO, long poll expired -> empty local records', 200, true, { type: 'respondFetch', params: { msgId: 77, error: null, rule: 'localRecords', fetchOffset: 200, divergingEpoch: null, highWatermark: 200 } }],
+    ['LEO + 1 -> OFFSET_OUT_OF_RANGE', 201, false, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'aboveLogEndOffset', fetchOffset: 201, divergingEpoch: null, highWatermark: 200 } }],
+    ['LEO + 1, long poll expired -> OFFSET_OUT_OF_RANGE', 201, true, { type: 'respondFetch', params: { msgId: 77, error: 'OFFSET_OUT_OF_RANGE', rule: 'aboveLogEndOffset', fetchOffset: 201, divergingEpoch: null, highWatermark: 200 } }],
   ])('Fetch: %s', (_name, fetchOffset, waitExpired, expected) => {
     // Goal: docs/protocol.md §3, every row, at the machine level.
     // Method: leader 10 / 100 / 200 with the whole ISR; one Fetch from broker 1.
@@ -841,7 +841,7 @@ describe('leaderPartitionMachine', () => {
     // Goal: the epoch check comes before everything else, even at a tiered-only offset.
     // Method: Fetch(10) with the wrong current leader epoch.
     const r = lead([assumed([0, 1, 2]), fetchReceived({ fetchOffset: 10, currentLeaderEpoch })]);
-    expect(r.lastEffects).toEqual([{ type: 'respondFetch', params: { msgId: 77, error, rule: 'leaderEpochCheck', fetchOffset: 10, divergingEpoch: null } }]);
+    expect(r.lastEffects).toEqual([{ type: 'respondFetch', params: { msgId: 77, error, rule: 'leaderEpochCheck', fetchOffset: 10, divergingEpoch: null, highWatermark: 200 } }]);
   });
 
   test.each<[string, number, number, { leaderEpoch: number; endOffset: number } | null, { epoch: number; endOffset: number } | null]>([
@@ -857,7 +857,7 @@ describe('leaderPartitionMachine', () => {
     expect(r.lastEffects).toEqual([
       {
         type: 'respondFetch',
-        params: { msgId: 77, error: null, rule: diverging ? 'divergingEpoch' : 'localRecords', fetchOffset, divergingEpoch: diverging },
+        params: { msgId: 77, error: null, rule: diverging ? 'divergingEpoch' : 'localRecords', fetchOffset, divergingEpoch: diverging, highWatermark: 200 },
       },
     ]);
   });

@@ -168,6 +168,39 @@ describe('the remote log reader pool (RemoteStorageThreadPool)', () => {
     expect(k.state.quotas.readers).toEqual({});
   });
 
+  test('a read that expires in the queue is answered then, keeps its queue slot until the thread takes it, and never reads', () => {
+    // Goal: DelayedRemoteFetch.onExpiration cancels a task still queued (FutureTask.cancel):
+    // the Fetch is answered at once, the task stays in the pool's queue and, taken by the
+    // thread, returns without reading (docs/protocol.md §5.1).
+    // Method: one thread and a slow store; the second read's wait is cut to 100 ms by a
+    // setConfig, so it expires while the first read holds the thread.
+    const k = poolRun(1, 1, 1, [
+      '  - at: 10',
+      '    objectStore: { available: true, store: tiered, extraLatencyMs: 300 }',
+      '  - at: 15',
+      '    setConfig: { remote.fetch.max.wait.ms: 100 }',
+      '  - at: 20',
+      '    consume: { topic: orders, partition: 0, fromOffset: 10, records: 1 }',
+      '  - at: 30',
+      '    consume: { topic: orders, partition: 0, fromOffset: 20, records: 1 }',
+    ]);
+    const rows = (k.trace as Loose[]).filter((e) => (e.type === 'quota' || (e.type === 'response' && e.target === 'consumer')) && (e.fetchOffset === 10 || e.fetchOffset === 20));
+    // The read of 10 waits in the queue's one slot (the read of 20 is rejected), and expires
+    // at 20 + 100 ms while the read of 0 still holds the thread; the consumer's next Fetch of
+    // 10 is rejected: the cancelled task still takes the slot.
+    expect(rows.slice(0, 5).map((e) => `${String(e.type)} ${String(e.type === 'quota' ? e.action : e.rule)}@${String(e.fetchOffset)}@${String(e.atMs)}`)).toEqual([
+      'quota remoteReadQueued@10@21',
+      'quota remoteReadRejected@20@31',
+      'response remoteReadRejected@20@32',
+      'response remoteFetchExpired@10@122',
+      'quota remoteReadRejected@10@123',
+    ]);
+    // When the thread frees (the read of 0 expires at 510 ms), it takes the cancelled task,
+    // which returns at once: no read of offset 10 ever reaches the store.
+    expect(k.state.quotas.readers['0']?.cancelled).toBeUndefined();
+    expect((k.trace as Loose[]).some((e) => e.type === 'response' && e.target === 'consumer' && e.fetchOffset === 10 && e.servedFrom === 'remote' && e.rule === 'consumerRemoteRead')).toBe(false);
+  });
+
   test('a crash forgets the pool and the quota sensors (in memory in Kafka)', () => {
     const k = poolRun(1, 5, 3, ['  - at: 20', '    crash: { broker: 0 }']);
     expect(k.state.quotas.readers).toEqual({});

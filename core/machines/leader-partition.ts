@@ -185,8 +185,14 @@ function isDiverging(e: Ev<'fetch.received'>): boolean {
  * what they enqueue is typed against it (XState's setup().enqueueActions).
  */
 const effects = {
-  /** Effect: answer a follower Fetch; with no error the kernel reads records from fetchOffset. */
-  respondFetch: (_: unknown, _p: { msgId: number; error: KafkaError | null; rule: Rule; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null }) => {},
+  /**
+   * Effect: answer a follower Fetch; with no error the kernel reads records from fetchOffset.
+   * `highWatermark` is the leader's HW as the read found it, before this Fetch moved the
+   * follower's log end (Kafka's Partition.readRecords keeps `initialHighWatermark`, and
+   * fetchRecords calls updateFollowerFetchState after the read): the HW this Fetch raises
+   * reaches the follower with its next answer.
+   */
+  respondFetch: (_: unknown, _p: { msgId: number; error: KafkaError | null; rule: Rule; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null; highWatermark: number }) => {},
   /** Effect: hold a Fetch with no new data until data arrives or replica.fetch.wait.max.ms. */
   parkFetch: (_: unknown, _p: { msgId: number }) => {},
   respondListOffsets: (_: unknown, _p: { msgId: number; error: KafkaError | null; timestamp: ListOffsetsTimestamp; offset: number; rule: Rule }) => {},
@@ -197,7 +203,7 @@ const effects = {
   rejectProduce: (_: unknown, _p: { error: KafkaError; rule: Rule }) => {},
   /** Effect: set the leader's high watermark (never lowered). */
   advanceHighWatermark: (_: unknown, _p: { highWatermark: number }) => {},
-  /** Effect: fire `isr.check` after replica.lag.time.max.ms / 2. */
+  /** Effect: fire `isr.check` at the broker's next isr-expiration tick (every replica.lag.time.max.ms / 2 from its start). */
   startIsrCheckTimer: (_: unknown, _p: { timerId: number }) => {},
   /** Effect: record an ISR change. */
   isrChanged: (_: unknown, _p: { isr: number[]; added: number[]; removed: number[]; rule: Rule }) => {},
@@ -357,6 +363,7 @@ export const leaderPartitionMachine = setup({
                 rule: 'leaderEpochCheck',
                 fetchOffset: event.fetchOffset,
                 divergingEpoch: null,
+                highWatermark: event.view.highWatermark,
               }),
             },
           },
@@ -375,6 +382,7 @@ export const leaderPartitionMachine = setup({
                 rule: 'unknownLastFetchedEpoch',
                 fetchOffset: event.fetchOffset,
                 divergingEpoch: null,
+                highWatermark: event.view.highWatermark,
               }),
             },
           },
@@ -382,7 +390,7 @@ export const leaderPartitionMachine = setup({
             guard: 'isBelowLogStart',
             actions: {
               type: 'respondFetch',
-              params: ({ event }) => ({ msgId: event.msgId, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+              params: ({ event }) => ({ msgId: event.msgId, error: 'OFFSET_OUT_OF_RANGE', rule: 'belowLogStartOffset', fetchOffset: event.fetchOffset, divergingEpoch: null, highWatermark: event.view.highWatermark }),
             },
           },
           {
@@ -395,6 +403,7 @@ export const leaderPartitionMachine = setup({
                 rule: 'divergingEpoch',
                 fetchOffset: event.fetchOffset,
                 divergingEpoch: { epoch: event.lastFetchedEpochEnd!.leaderEpoch, endOffset: event.lastFetchedEpochEnd!.endOffset },
+                highWatermark: event.view.highWatermark,
               }),
             },
           },
@@ -404,7 +413,7 @@ export const leaderPartitionMachine = setup({
               type: 'respondFetch',
               params: ({ event }) => {
                 const d = decideFollowerFetch(event.view, event.fetchOffset);
-                return { msgId: event.msgId, error: d.error, rule: d.rule, fetchOffset: event.fetchOffset, divergingEpoch: null };
+                return { msgId: event.msgId, error: d.error, rule: d.rule, fetchOffset: event.fetchOffset, divergingEpoch: null, highWatermark: event.view.highWatermark };
               },
             },
           },
@@ -412,7 +421,7 @@ export const leaderPartitionMachine = setup({
             guard: ({ event }) => event.fromPurgatory === true && event.walServes !== true,
             actions: {
               type: 'respondFetch',
-              params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'localRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+              params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'localRecords', fetchOffset: event.fetchOffset, divergingEpoch: null, highWatermark: event.view.highWatermark }),
             },
           },
           {
@@ -423,7 +432,7 @@ export const leaderPartitionMachine = setup({
               'maybeAdvanceHighWatermark',
               {
                 type: 'respondFetch',
-                params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'walEmptyRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+                params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'walEmptyRecords', fetchOffset: event.fetchOffset, divergingEpoch: null, highWatermark: event.view.highWatermark }),
               },
             ],
           },
@@ -452,7 +461,7 @@ export const leaderPartitionMachine = setup({
               'maybeAdvanceHighWatermark',
               {
                 type: 'respondFetch',
-                params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'localRecords', fetchOffset: event.fetchOffset, divergingEpoch: null }),
+                params: ({ event }) => ({ msgId: event.msgId, error: null, rule: 'localRecords', fetchOffset: event.fetchOffset, divergingEpoch: null, highWatermark: event.view.highWatermark }),
               },
             ],
           },

@@ -84,8 +84,8 @@ const fetcher: Handlers<'fetcher'> = {
 };
 
 const leader: Handlers<'leader'> = {
-  respondFetch: (s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch }) => {
-    respondFetch(s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch });
+  respondFetch: (s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch, highWatermark }) => {
+    respondFetch(s, broker, key, { msgId, error, rule, fetchOffset, divergingEpoch, highWatermark });
   },
   parkFetch: (s, _broker, key, { msgId }) => {
     parkFetch(s, key, msgId);
@@ -122,7 +122,13 @@ const leader: Handlers<'leader'> = {
     completeAcks(s, key);
   },
   startIsrCheckTimer: (s, broker, key, { timerId }) => {
-    s.schedule(s.state.nowMs + Math.max(1, Math.floor(s.state.brokerConfig['replica.lag.time.max.ms'] / 2)), { kind: 'isrCheck', broker, key, timerId });
+    // Kafka's isr-expiration is one task per broker, scheduled by ReplicaManager.startup at a
+    // fixed rate of replica.lag.time.max.ms / 2 from the broker's start: a partition's check
+    // falls on the broker's next tick, not half a period after its leader was elected.
+    const period = Math.max(1, Math.floor(s.state.brokerConfig['replica.lag.time.max.ms'] / 2));
+    const start = s.state.brokers[broker].startedAtMs;
+    const now = s.state.nowMs;
+    s.schedule(start + period * (Math.floor((now - start) / period) + 1), { kind: 'isrCheck', broker, key, timerId });
   },
   isrChanged: (s, broker, key, { isr, added, removed, rule }) => {
     const part = s.state.partitions[key];

@@ -115,7 +115,11 @@ export interface BrokerState {
   id: number;
   zone: string;
   alive: boolean;
-  /** When the broker last started (0, its arrival, or its restart): LogManager's retention task counts from it. */
+  /**
+   * When the broker (re)started: its scheduler's tasks run from then on (Kafka's
+   * ReplicaManager.startup schedules isr-expiration at a fixed rate from the start, and
+   * LogManager.startup its log retention task).
+   */
   startedAtMs: number;
 }
 
@@ -259,7 +263,12 @@ export interface QuotaState {
    */
   lag: Record<string, { leaderEpoch: number; lag: number }>;
   /** Each broker's remote log reader pool: reads running (Fetch message ids) and queued (the Fetches). */
-  readers: Record<string, { running: number[]; queue: RequestOf<'Fetch'>[] }>;
+  /**
+   * Each broker's remote log reader pool: the reads holding a thread, the queue, and the
+   * queued reads whose Fetch expired (Kafka's cancelled FutureTask stays in the queue and
+   * frees its slot only when a thread takes it and returns at once).
+   */
+  readers: Record<string, { running: number[]; queue: RequestOf<'Fetch'>[]; cancelled?: number[] }>;
 }
 
 /** What waits on a quota, and comes back to it when its wait is over. */

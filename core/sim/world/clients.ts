@@ -19,7 +19,7 @@ import { countCrossZone } from '../state/costs.js';
 import { combinerFacts, leaderFacts, replica, tiered, walEnabled, zoneOf } from '../state/facts.js';
 import { hopMs } from './jitter.js';
 import { releaseParked, reply } from './network.js';
-import { acquireRemoteReader, holdsRemoteReader, recordRemoteFetch, releaseRemoteReader, remoteFetchThrottled } from './quotas.js';
+import { acquireRemoteReader, cancelQueuedRemoteRead, holdsRemoteReader, recordRemoteFetch, releaseRemoteReader, remoteFetchThrottled } from './quotas.js';
 import { localLogBytesChanged } from './replica-log.js';
 import { storeOp } from './store.js';
 import { BROKER_KEY, type ConsumerState, type KernelEventOf, type PendingAck, type RequestOf, type ResponseOf, partitionKey } from '../state/state.js';
@@ -207,20 +207,23 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>, resumed = false
     // RemoteLogManager.asyncRead on the remote log reader pool (core/sim/world/quotas.ts).
     if (!holdsRemoteReader(s.state, broker, msg.msgId)) {
       if (remoteFetchThrottled(s, broker, msg)) return;
+      // Kafka 4.3 ReplicaManager.handleOffsetOutOfRangeError builds a RemoteStorageFetchInfo
+      // only when the read may return bytes (adjustedMaxBytes > 0); otherwise no remote read,
+      // and the reader pool is not asked.
+      if (maxBytes <= 0) return reply(s, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset }, broker);
       const slot = acquireRemoteReader(s, broker, msg);
-      if (slot === 'queued') return;
       // ReplicaManager.processRemoteFetch: the RejectedExecutionException is the partition's
       // error at once (Errors.forException: UNKNOWN_SERVER_ERROR).
       if (slot === 'rejected') return reply(s, msg, { error: 'UNKNOWN_SERVER_ERROR', batches: [], servedFrom: 'remote', rule: 'remoteReadRejected', fetchOffset: offset }, broker);
+      // ReplicaManager.processRemoteFetches: asyncRead hands the read to the reader pool, and
+      // the DelayedRemoteFetch that answers the Fetch when the read completes, or after
+      // remote.fetch.max.wait.ms, is created at once: the wait runs from now, whether the read
+      // has a thread or waits in the queue.
+      s.schedule(s.state.nowMs + s.state.brokerConfig['remote.fetch.max.wait.ms'], { kind: 'remoteFetchExpired', broker, key: msg.key, msgId: msg.msgId });
+      if (slot === 'queued') return;
     }
     const seg = part.remoteMetadata.find((m) => m.state === 'COPY_SEGMENT_FINISHED' && m.baseOffset <= offset && offset <= m.endOffset);
     if (seg === undefined) return endRemoteRead(s, broker, msg, { error: 'OFFSET_OUT_OF_RANGE', batches: [], rule: 'remoteSegmentMissing' });
-    // Kafka 4.3 ReplicaManager.handleOffsetOutOfRangeError builds a RemoteStorageFetchInfo
-    // only when the read may return bytes (adjustedMaxBytes > 0); otherwise no remote read.
-    if (maxBytes <= 0) return endRemoteRead(s, broker, msg, { error: null, batches: [], servedFrom: 'remote', rule: 'consumerRemoteRead', fetchOffset: offset });
-    // ReplicaManager.processRemoteFetches: the read runs on a remote log reader thread, and a
-    // DelayedRemoteFetch answers the Fetch when it completes or after remote.fetch.max.wait.ms.
-    if (!resumed) s.schedule(s.state.nowMs + s.state.brokerConfig['remote.fetch.max.wait.ms'], { kind: 'remoteFetchExpired', broker, key: msg.key, msgId: msg.msgId });
     // RemoteIndexCache.getIndexEntry: a broker's first read of a segment fetches its offset
     // index from remote storage (RemoteStorageManager.fetchIndex), then the read goes on.
     if (s.state.remoteIndexCache[String(broker)]?.[seg.segmentId] !== true) {
@@ -266,7 +269,12 @@ export function onConsumerFetch(s: Sim, msg: RequestOf<'Fetch'>, resumed = false
 export function onRemoteFetchExpired(s: Sim, ev: KernelEventOf<'remoteFetchExpired'>): void {
   const state = s.state;
   const pending = state.pendingConsumerReads[String(ev.msgId)];
-  if (pending === undefined) return;
+  if (pending === undefined) {
+    // A read still in the reader pool's queue: cancelled there, the Fetch answered now.
+    const queued = state.brokers[ev.broker].alive ? cancelQueuedRemoteRead(s, ev.broker, ev.msgId) : undefined;
+    if (queued !== undefined) reply(s, queued, { error: null, batches: [], servedFrom: 'remote', rule: 'remoteFetchExpired', fetchOffset: queued.body.fetchOffset }, ev.broker);
+    return;
+  }
   delete state.pendingConsumerReads[String(ev.msgId)];
   if (!state.brokers[ev.broker].alive) return;
   // The cancelled task frees its remote log reader thread for the next queued read (KIP-956's pool).

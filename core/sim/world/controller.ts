@@ -94,7 +94,7 @@ function addBroker(s: Sim, broker: number): void {
     return;
   }
   const zone = brokerZone(s.scenario, broker);
-  state.brokers.push({ id: broker, zone, alive: true, startedAtMs: state.nowMs });
+  state.brokers.push({ id: broker, zone, alive: true, startedAtMs: now });
   s.createMachine(broker, BROKER_KEY, 'walCombiner');
   s.emit({ atMs: now, type: 'broker', action: 'added', broker, zone, rule: 'brokerRegistered' });
 }

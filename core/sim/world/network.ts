@@ -188,7 +188,7 @@ export function respondFetch(
   s: Sim,
   broker: number,
   key: string,
-  p: { msgId: number; error: ResponseBodies['Fetch']['error']; rule: string; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null },
+  p: { msgId: number; error: ResponseBodies['Fetch']['error']; rule: string; fetchOffset: number; divergingEpoch: { epoch: number; endOffset: number } | null; highWatermark: number },
 ): void {
   const part = s.state.partitions[key];
   const inflight = answering(s, p.msgId);
@@ -208,9 +208,12 @@ export function respondFetch(
   // KIP-73's leader throttle (core/sim/world/quotas.ts).
   const throttle = p.rule === 'localRecords' ? leaderThrottle(s, key, broker, msg, batches, p.rule) : { batches, rule: p.rule };
   batches = throttle.batches;
+  // The HW the read found (the leader machine's view when it decided), not one this very
+  // Fetch raised: Kafka's Partition.readRecords answers with its initialHighWatermark.
+  const highWatermark = p.highWatermark;
   const body: ResponseBodies['Fetch'] = wal
-    ? { error, batches, wal: true, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
-    : { error, batches, highWatermark: r.log.highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: throttle.rule };
+    ? { error, batches, wal: true, highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: p.rule }
+    : { error, batches, highWatermark, logStartOffset: r.log.logStartOffset, divergingEpoch: p.divergingEpoch, fetchOffset: p.fetchOffset, rule: throttle.rule };
   reply(s, msg, body, broker);
 }
 

@@ -261,10 +261,29 @@ export function releaseRemoteReader(s: Sim, broker: number, msgId: number): Requ
   const i = pool.running.indexOf(msgId);
   if (i < 0) return undefined;
   pool.running.splice(i, 1);
-  const next = pool.queue.shift();
+  let next = pool.queue.shift();
+  // A cancelled task the thread takes returns at once (FutureTask.run of a cancelled task).
+  while (next !== undefined && pool.cancelled !== undefined && pool.cancelled.includes(next.msgId)) {
+    pool.cancelled.splice(pool.cancelled.indexOf(next.msgId), 1);
+    if (pool.cancelled.length === 0) delete pool.cancelled;
+    next = pool.queue.shift();
+  }
   if (next !== undefined) pool.running.push(next.msgId);
   if (pool.running.length === 0 && pool.queue.length === 0) delete s.state.quotas.readers[String(broker)];
   return next;
+}
+
+/**
+ * DelayedRemoteFetch.onExpiration of a read still in the queue: `remoteFetchTask.cancel`
+ * marks it cancelled; it keeps its place in the queue (and counts against
+ * remote.log.reader.max.pending.tasks) until a thread takes it. Returns the queued Fetch.
+ */
+export function cancelQueuedRemoteRead(s: Sim, broker: number, msgId: number): RequestOf<'Fetch'> | undefined {
+  const pool = s.state.quotas.readers[String(broker)];
+  const msg = pool?.queue.find((m) => m.msgId === msgId);
+  if (pool === undefined || msg === undefined || pool.cancelled?.includes(msgId) === true) return undefined;
+  (pool.cancelled ??= []).push(msgId);
+  return msg;
 }
 
 /**
