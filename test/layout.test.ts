@@ -10,7 +10,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { followerFetcherMachine } from '../core/machines/follower-fetcher.js';
 import { leaderPartitionMachine } from '../core/machines/leader-partition.js';
+import { logRetentionMachine } from '../core/machines/log-retention.js';
 import { remoteLogManagerMachine } from '../core/machines/remote-log-manager.js';
+import { rlmExpirationMachine } from '../core/machines/rlm-expiration.js';
 import type { RecordedAction } from '../core/session/session.js';
 import { Session } from '../core/session/session.js';
 import { buildView, offsetExtent, type PartitionView, type RemoteSegmentView, type ReplicaView } from '../core/session/view.js';
@@ -45,7 +47,7 @@ function replica(over: Partial<ReplicaView> = {}): ReplicaView {
     segments: [],
     earliestPendingUploadOffset: null,
     pendingFetchOffset: null,
-    machines: { fetcher: '', leader: '', rlm: '', walReplica: '', walCombiner: '' },
+    machines: { fetcher: '', leader: '', rlm: '', rlmExpiration: '', logRetention: '', walReplica: '', walCombiner: '' },
     inFlight: { receiving: null, sending: null, fromStore: [] },
     ...over,
   };
@@ -729,7 +731,7 @@ describe('url state', () => {
 
 // ------------------------------------------------------------------ machines.ts
 
-const MACHINES = { fetcher: followerFetcherMachine, leader: leaderPartitionMachine, rlm: remoteLogManagerMachine } as const;
+const MACHINES = { fetcher: followerFetcherMachine, leader: leaderPartitionMachine, rlm: remoteLogManagerMachine, rlmExpiration: rlmExpirationMachine, logRetention: logRetentionMachine } as const;
 const trees = Object.fromEntries(Object.entries(MACHINES).map(([name, m]) => [name, stateTree(m.root)])) as Record<MachineName, ReturnType<typeof stateTree>>;
 const leaves = (name: MachineName) => {
   const paths = trees[name].map((r) => r.path);
@@ -781,7 +783,7 @@ describe('stateTree', () => {
 
   test.each(bundled)('every state the kernel reports in %s is a leaf path of its tree', (id) => {
     const s = new Session(loadBundled(id));
-    const seen: Record<MachineName, Set<string>> = { fetcher: new Set(), leader: new Set(), rlm: new Set(), walReplica: new Set(), walCombiner: new Set() };
+    const seen: Record<MachineName, Set<string>> = { fetcher: new Set(), leader: new Set(), rlm: new Set(), rlmExpiration: new Set(), logRetention: new Set(), walReplica: new Set(), walCombiner: new Set() };
     const record = () => {
       for (const key of s.kernel.state.partitionOrder) {
         for (const b of s.kernel.state.partitions[key].replicas) {

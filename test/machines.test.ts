@@ -12,10 +12,12 @@ import type { LeaderView } from '../core/domain/leader-rules.js';
 import type { RecordBatch } from '../core/domain/partition-log.js';
 import type { ProducerEntry } from '../core/domain/producer-state.js';
 import type { KafkaError, ListOffsetsTimestamp } from '../core/domain/protocol.js';
-import type { SegmentRange } from '../core/domain/retention.js';
+import type { LocalRetentionStop, SegmentRange } from '../core/domain/retention.js';
 import { type FollowerFetcherEvent, type ReplicaFacts, followerFetcherMachine } from '../core/machines/follower-fetcher.js';
 import { type LeaderPartitionEvent, leaderPartitionMachine } from '../core/machines/leader-partition.js';
+import { type LogRetentionEvent, type LogRetentionFacts, logRetentionMachine } from '../core/machines/log-retention.js';
 import { type RemoteLogManagerEvent, type RlmFacts, remoteLogManagerMachine } from '../core/machines/remote-log-manager.js';
+import { type RlmExpirationEvent, rlmExpirationMachine } from '../core/machines/rlm-expiration.js';
 import type { Acks } from '../core/scenario/types.js';
 
 // ---------------------------------------------------------------------------------------
@@ -995,13 +997,42 @@ describe('leaderPartitionMachine', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// Remote log manager: events as core/sim/loop/kernel.ts builds them (rlmTaskEvent, rlmFacts, onStoreDone)
+// The remote log manager's three tasks, each its own machine on Kafka's own schedule:
+// rlm (RLMCopyTask / RLMFollowerTask), rlmExpiration (RLMExpirationTask) and logRetention
+// (LogManager's kafka-log-retention). Events as core/sim/loop/kernel.ts builds them
+// (facts.ts rlmTaskEvent, rlmFacts, remoteExpiredNow, logRetentionFacts; tiering.ts onSegmentObjectDone).
+
+const SEG0 = 't-0-0-1';
+const SEG50 = 't-0-50-2';
+const S0: SegmentRange = { baseOffset: 0, endOffset: 49, bytes: 51200 };
+const S50: SegmentRange = { baseOffset: 50, endOffset: 99, bytes: 51200 };
+const EXPIRED = [
+  { segmentId: SEG0, endOffset: 49, rule: 'retentionBytes' as const },
+  { segmentId: SEG50, endOffset: 99, rule: 'retentionBytes' as const },
+];
+const RLM = { broker: 0, topic: 't', partition: 0 };
+
+/** An `explain` effect with the given rule. */
+const isExplain = (rule: string) => (e: Effect) => e.type === 'explain' && (e.params as { rule?: string } | undefined)?.rule === rule;
+/** The end-of-run explanations (rlmRunDone, logRetentionRunDone) are checked on their own; the other tests leave them out. */
+const isRunDone = (e: Effect) => isExplain('rlmRunDone')(e) || isExplain('logRetentionRunDone')(e);
+
+/** `feed` without the end-of-run explanations. */
+function feedTask<E>(machine: AnyStateMachine, events: Step<E>[], from?: Fed): Fed {
+  const r = feed(machine, RLM, events, from);
+  return { ...r, effects: r.effects.filter((e) => !isRunDone(e)), lastEffects: r.lastEffects.filter((e) => !isRunDone(e)) };
+}
+
+/** The state names of a machine, `inactive` (where nothing is awaited) left out. */
+function activeStates(machine: AnyStateMachine): string[] {
+  return Object.keys(machine.root.states).filter((s) => s !== 'inactive').sort();
+}
+
+// ------------------------------------------- rlm: RLMCopyTask (leader) and RLMFollowerTask (follower)
 
 type REv = RemoteLogManagerEvent;
 
-const RLM = { broker: 0, topic: 't', partition: 0 };
-
-/** kernel.rlmTaskEvent; defaults: tiered, metadata ready, nothing uploaded. */
+/** facts.rlmTaskEvent; defaults: tiered, metadata ready, nothing uploaded. */
 function taskDue(o: Partial<Extract<REv, { type: 'rlm.taskDue' }>> = {}): Step<REv> {
   return (_s, fx) => ({
     type: 'rlm.taskDue',
@@ -1016,61 +1047,29 @@ function taskDue(o: Partial<Extract<REv, { type: 'rlm.taskDue' }>> = {}): Step<R
   });
 }
 
-/** kernel.rlmFacts; defaults: a tiered topic, metadata ready, nothing to do. */
+/** facts.rlmFacts; defaults: a tiered topic, metadata ready, nothing to copy. */
 function rfacts(o: Partial<RlmFacts> = {}): RlmFacts {
-  return {
-    tiered: true,
-    copyDisabled: false,
-    metadataReady: true,
-    candidate: null,
-    localDeletable: [],
-    localStoppedBy: null,
-    rollActive: false,
-    remoteExpired: [],
-    ...o,
-  };
+  return { tiered: true, copyDisabled: false, metadataReady: true, candidate: null, ...o };
 }
 
-/** The `rlm.step` answering the last requestStep (kernel `rlmStep`). */
+/** The `rlm.step` answering the last requestStep (kernel, rlmStep of task 'copy'). */
 function rstep(o: Partial<RlmFacts> = {}): Step<REv> {
   return (_s, fx) => ({ type: 'rlm.step', requestId: lastId(fx), ...rfacts(o) });
 }
 
-/** kernel.onStoreDone for a copy group (all four PUTs done). */
+/** tiering.onSegmentObjectDone for a copy group (all four PUTs done). */
 function copied(ok: boolean, segmentId = SEG0, error: string | null = ok ? null : 'ServiceUnavailable'): Step<REv> {
   return (_s, fx) => ({ type: 'rlm.copyCompleted', requestId: lastId(fx), segmentId, ok, error });
 }
 
-/** kernel.onStoreDone for a delete group (all four DELETEs done). */
+/** tiering.onSegmentObjectDone for the cleanup of a failed copy (all four DELETEs done). */
 function deleted(ok: boolean, segmentId = SEG0, error: string | null = ok ? null : 'ServiceUnavailable'): Step<REv> {
   return (_s, fx) => ({ type: 'rlm.deleteCompleted', requestId: lastId(fx), segmentId, ok, error });
 }
 
-/** The end-of-run explanation (rlmRunDone) is checked on its own; the other tests leave it out. */
-const isRunDone = (e: Effect) => e.type === 'explain' && (e.params as { rule?: string } | undefined)?.rule === 'rlmRunDone';
-
 function rlm(events: Step<REv>[], from?: Fed): Fed {
-  const r = feed(remoteLogManagerMachine, RLM, events, from);
-  return { ...r, effects: r.effects.filter((e) => !isRunDone(e)), lastEffects: r.lastEffects.filter((e) => !isRunDone(e)) };
+  return feedTask(remoteLogManagerMachine, events, from);
 }
-
-test('a run that ends explains why nothing more was uploaded or deleted (rlmRunDone)', () => {
-  const r = feed(remoteLogManagerMachine, RLM, [
-    () => ({ type: 'rlm.started', role: 'leader' }),
-    taskDue(),
-    rstep({ copyDisabled: true, localStoppedBy: 'notUploaded' }),
-  ]);
-  expect(r.lastEffects.find(isRunDone)?.params).toEqual({ rule: 'rlmRunDone', detail: { localStoppedBy: 'notUploaded', copy: 'copyDisabled' } });
-});
-
-const SEG0 = 't-0-0-1';
-const SEG50 = 't-0-50-2';
-const S0: SegmentRange = { baseOffset: 0, endOffset: 49, bytes: 51200 };
-const S50: SegmentRange = { baseOffset: 50, endOffset: 99, bytes: 51200 };
-const EXPIRED = [
-  { segmentId: SEG0, endOffset: 49, rule: 'retentionBytes' as const },
-  { segmentId: SEG50, endOffset: 99, rule: 'retentionBytes' as const },
-];
 
 const START_LEADER: REv = { type: 'rlm.started', role: 'leader' };
 const START_FOLLOWER: REv = { type: 'rlm.started', role: 'follower' };
@@ -1080,13 +1079,13 @@ function leaderRunning(): Fed {
   return rlm([START_LEADER, taskDue()]);
 }
 
-describe('remoteLogManagerMachine', () => {
+describe('remoteLogManagerMachine (RLMCopyTask on a leader, RLMFollowerTask on a follower)', () => {
   describe('task runs', () => {
     test.each<[string, REv]>([
       ['leader', START_LEADER],
       ['follower', START_FOLLOWER],
     ])('rlm.started (%s) -> idle, scheduleTask now', (role, started) => {
-      // Goal: the first task run is at once (docs/protocol.md §5; RLM task scheduled with no initial delay).
+      // Goal: the first run is at once (docs/protocol.md §5; RemoteLogManager schedules the task with no initial delay).
       // Method: start a fresh machine.
       const r = rlm([started]);
       expect(stateOf(r.snapshot)).toBe('idle');
@@ -1095,24 +1094,34 @@ describe('remoteLogManagerMachine', () => {
       expect(r.snapshot.context.awaiting).toBe(1);
     });
 
-    test.each<[string, number, number, Effect[]]>([
-      ['learns a higher offset -> updateHighestOffsetInRemoteStorage first', 149, -1, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 149 } }]],
+    const RY_CASES: Array<[string, number, number, Effect[]]> = [
+      ['learns a higher offset -> updateHighestOffsetInRemoteStorage', 149, -1, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 149 } }]],
       ['learns a higher offset over a known one', 199, 149, [{ type: 'updateHighestOffsetInRemoteStorage', params: { offset: 199 } }]],
       ['same offset -> nothing to update', 149, 149, []],
       ['lower offset (Ry never decreases) -> nothing to update', 100, 149, []],
       ['stale Ry below the metadata (-1 computed) -> nothing to update', -1, 30, []],
       ['nothing uploaded -> nothing to update', -1, -1, []],
-    ])('taskDue: %s, then running + requestStep', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
-      // Goal: every run refreshes Ry from metadata before deciding anything, even with nothing
-      // to upload (KIP-1023's change), and never lowers it (docs/protocol.md §1 and §5 step 1); a
-      // follower's run too (Kafka's RLMFollowerTask), so that an election does not reset it.
-      // Method: the first run of a follower, and a leader's second run, metadata ready.
+    ];
+
+    test.each(RY_CASES)('follower taskDue: %s, and the run is over (idle, scheduleTask interval; no step)', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
+      // Goal: RLMFollowerTask's whole run is learning Ry from the metadata (KIP-1023's change: even with
+      // nothing to upload), never lowering it, so that an election does not reset it (docs/protocol.md §1
+      // and §5 step 1); a follower copies nothing, so it asks for no step.
+      // Method: a follower's first run, metadata ready.
       const f = rlm([START_FOLLOWER, taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })]);
-      expect(stateOf(f.snapshot)).toBe('running');
-      expect(f.lastEffects).toEqual([...updates, { type: 'requestStep', params: { requestId: 2 } }]);
-      expect(f.snapshot.context.awaiting).toBe(2);
+      expect(stateOf(f.snapshot)).toBe('idle');
+      expect(f.lastEffects).toEqual([...updates, { type: 'scheduleTask', params: { timerId: 2, after: 'interval' } }]);
+      expect(f.snapshot.context).toMatchObject({ awaiting: 2, nextId: 3, runs: 1 });
+      expect(ofType(f.effects, 'requestStep')).toEqual([]);
+    });
+
+    test.each(RY_CASES)('leader taskDue: %s, then running + requestStep', (_name, highestRemoteOffset, highestOffsetInRemoteStorage, updates) => {
+      // Goal: RLMCopyTask refreshes Ry before deciding its copies (maybeUpdateCopiedOffset), and never lowers it.
+      // Method: a leader's second run (the first one looks up the log start, tested below).
       const l = rlm([rstep(), taskDue({ highestRemoteOffset, highestOffsetInRemoteStorage })], leaderRunning());
+      expect(stateOf(l.snapshot)).toBe('running');
       expect(l.lastEffects).toEqual([...updates, { type: 'requestStep', params: { requestId: 4 } }]);
+      expect(l.snapshot.context.awaiting).toBe(4);
     });
 
     test.each<[string, number, number, Effect[]]>([
@@ -1136,6 +1145,14 @@ describe('remoteLogManagerMachine', () => {
       expect(ofType(again.lastEffects, 'updateLogStartOffsetOnBecomingLeader').map((e) => e.params)).toEqual([{ offset: 300 }]);
     });
 
+    test('a follower never looks up the log start', () => {
+      // Goal: maybeUpdateLogStartOffsetOnBecomingLeader belongs to the copy task, which a follower does not run.
+      // Method: a follower's run with a remote log start of 200 and nothing new to learn.
+      const r = rlm([START_FOLLOWER, taskDue({ remoteLogStartOffset: 200 })]);
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 2, after: 'interval' } }]);
+      expect(r.snapshot.context.logStartOffsetUpdated).toBe(false);
+    });
+
     test('with remote.log.copy.disable a leader has no copy task: no log start look-up and no Ry refresh', () => {
       // Goal: RemoteLogManager.doHandleLeaderPartition creates no RLMCopyTask when copy is disabled, and only
       // the copy task (or a follower's RLMFollowerTask) refreshes Ry.
@@ -1145,29 +1162,52 @@ describe('remoteLogManagerMachine', () => {
       expect(r.snapshot.context.logStartOffsetUpdated).toBe(false);
     });
 
-    test('taskDue while the metadata is loading -> explain rlmMetadataLoading and requestStep; Ry not updated', () => {
-      // Goal: the replica cannot learn Ry before the remote log metadata is loaded, even if it would be higher;
-      // the run goes on (local retention may still apply) and the facts say the metadata is not ready.
-      // Method: the first run finds metadata not ready and a computed highest remote offset of 149.
-      const r = rlm([START_LEADER, taskDue({ metadataReady: false, highestRemoteOffset: 149 })]);
+    test('a leader taskDue while the metadata is loading -> explain rlmMetadataLoading and requestStep; no log start, no Ry; both on the next run', () => {
+      // Goal: the leader cannot learn Ry or the remote log start before the remote log metadata is loaded,
+      // even if they would be higher; the copy task retries the log start look-up on a later run.
+      // Method: the first run finds metadata not ready (and a computed highest remote offset of 149);
+      // its step says so; the second run finds it loaded.
+      const r = rlm([START_LEADER, taskDue({ metadataReady: false, highestRemoteOffset: 149, remoteLogStartOffset: 200 })]);
       expect(stateOf(r.snapshot)).toBe('running');
       expect(r.lastEffects).toEqual([
         { type: 'explain', params: { rule: 'rlmMetadataLoading' } },
         { type: 'requestStep', params: { requestId: 2 } },
       ]);
+      expect(r.snapshot.context.logStartOffsetUpdated).toBe(false);
+      const next = rlm([rstep({ metadataReady: false, candidate: S0 }), taskDue({ highestRemoteOffset: 149, remoteLogStartOffset: 200 })], r);
+      expect(ofType(next.effects, 'startCopy')).toEqual([]);
+      expect(next.lastEffects).toEqual([
+        { type: 'updateLogStartOffsetOnBecomingLeader', params: { offset: 200 } },
+        { type: 'updateHighestOffsetInRemoteStorage', params: { offset: 149 } },
+        { type: 'requestStep', params: { requestId: 4 } },
+      ]);
+    });
+
+    test('a follower taskDue while the metadata is loading -> explain rlmMetadataLoading (RLMFollowerTask) and the run is over', () => {
+      // Goal: RLMFollowerTask can learn nothing before the metadata is loaded; its run ends at once.
+      // Method: a follower's first run with the metadata not ready and a computed highest remote offset of 149.
+      const r = rlm([START_FOLLOWER, taskDue({ metadataReady: false, highestRemoteOffset: 149 })]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([
+        { type: 'explain', params: { rule: 'rlmMetadataLoading', detail: { task: 'RLMFollowerTask' } } },
+        { type: 'scheduleTask', params: { timerId: 2, after: 'interval' } },
+      ]);
       expect(ofType(r.effects, 'updateHighestOffsetInRemoteStorage')).toEqual([]);
     });
 
-    test('taskDue on a topic that is not tiered (the kernel computes -1) -> running + requestStep only', () => {
-      // Goal: nothing to learn without tiering; local retention is still decided in the run.
-      // Method: one run of a follower with tiered false.
-      const r = rlm([START_FOLLOWER, taskDue({ tiered: false })]);
-      expect(stateOf(r.snapshot)).toBe('running');
-      expect(r.lastEffects).toEqual([{ type: 'requestStep', params: { requestId: 2 } }]);
+    test.each<[string, REv, string, Effect[]]>([
+      ['follower -> nothing to learn, the run is over', START_FOLLOWER, 'idle', [{ type: 'scheduleTask', params: { timerId: 2, after: 'interval' } }]],
+      ['leader -> no log start look-up, requestStep', START_LEADER, 'running', [{ type: 'requestStep', params: { requestId: 2 } }]],
+    ])('taskDue on a topic that is not tiered (the kernel computes -1): %s', (_name, started, state, expected) => {
+      // Goal: nothing to learn without tiering (rlmTaskEvent computes no highest remote offset).
+      // Method: one run with tiered false.
+      const r = rlm([started, taskDue({ tiered: false })]);
+      expect(stateOf(r.snapshot)).toBe(state);
+      expect(r.lastEffects).toEqual(expected);
     });
 
-    test('runs repeat: a run with nothing to do goes idle and schedules the next with a fresh timer id', () => {
-      // Goal: the task runs every interval. Method: three runs, each with nothing to do.
+    test('leader runs repeat: a run with nothing to copy goes idle and schedules the next with a fresh timer id', () => {
+      // Goal: the copy task runs every interval after its previous run ended. Method: three runs, each with nothing to do.
       const r = rlm([START_LEADER, taskDue(), rstep(), taskDue(), rstep(), taskDue(), rstep()]);
       expect(stateOf(r.snapshot)).toBe('idle');
       expect(ofType(r.effects, 'scheduleTask').map((e) => e.params)).toEqual([
@@ -1180,8 +1220,19 @@ describe('remoteLogManagerMachine', () => {
       expect(r.snapshot.context.runs).toBe(3);
     });
 
+    test('follower runs repeat: one timer per run, each with a fresh id', () => {
+      // Goal: RLMFollowerTask runs every interval too, and each of its runs is a single transition.
+      // Method: three follower runs.
+      const r = rlm([START_FOLLOWER, taskDue(), taskDue({ highestRemoteOffset: 49 }), taskDue({ highestRemoteOffset: 49, highestOffsetInRemoteStorage: 49 })]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(types(r.effects)).toEqual(['scheduleTask', 'scheduleTask', 'updateHighestOffsetInRemoteStorage', 'scheduleTask', 'scheduleTask']);
+      expect(ofType(r.effects, 'scheduleTask').map((e) => e.params.timerId)).toEqual([1, 2, 3, 4]);
+      expect(r.snapshot.context.runs).toBe(3);
+    });
+
     test.each<[string, Step<REv>[], number]>([
       ['a timer already fired', [START_LEADER, taskDue(), rstep()], 1],
+      ["a follower's timer already fired", [START_FOLLOWER, taskDue()], 1],
       ['a timer from before a restart', [START_LEADER, { type: 'rlm.stopped' }, START_LEADER], 1],
       ['a timer from before a restart, during a run', [START_LEADER, taskDue(), rstep({ candidate: S0 }), START_LEADER], 1],
     ])('a stale timer is ignored: %s', (_name, steps, staleId) => {
@@ -1196,59 +1247,48 @@ describe('remoteLogManagerMachine', () => {
     });
   });
 
-  describe('rlm.step decisions, in priority order (docs/protocol.md §5)', () => {
-    const ALL = { rollActive: true, candidate: S0, localDeletable: [S0], remoteExpired: EXPIRED };
+  describe('rlm.step decisions (docs/protocol.md §5 step 2)', () => {
     const NEXT_RUN: Effect = { type: 'scheduleTask', params: { timerId: 3, after: 'interval' } };
-    const NEXT_STEP: Effect = { type: 'requestStep', params: { requestId: 3 } };
     const COPY_S0: Effect = { type: 'startCopy', params: { requestId: 3, baseOffset: 0, endOffset: 49 } };
-    const DELETE_LOCAL: Effect = { type: 'deleteLocalSegments', params: { segments: [S0] } };
-    const DELETE_REMOTE: Effect = { type: 'startRemoteDelete', params: { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' } };
-    // The pass raises Log-Start-Offset once, past the last expiring segment (SEG50 ends at 99).
-    const RAISE_LSO: Effect = { type: 'raiseLogStartOffsetForRetention', params: { offset: 100 } };
-    const ROLL: Effect[] = [{ type: 'rollActiveSegment', params: {} }, { type: 'explain', params: { rule: 'rollForLocalRetention' } }, NEXT_STEP];
 
-    test.each<[string, 'leader' | 'follower', Partial<RlmFacts>, string, Effect[]]>([
-      ['rollActive first, before everything else', 'leader', ALL, 'running', ROLL],
-      ['rollActive on a follower too', 'follower', { rollActive: true }, 'running', ROLL],
-      ['leader, a candidate -> copy it', 'leader', { candidate: S0 }, 'copying', [COPY_S0]],
-      ['leader, a candidate before remote deletes', 'leader', { candidate: S0, remoteExpired: EXPIRED }, 'copying', [COPY_S0]],
-      ['follower never copies', 'follower', { candidate: S0 }, 'idle', [NEXT_RUN]],
-      ['copyDisabled -> no copy', 'leader', { candidate: S0, copyDisabled: true }, 'idle', [NEXT_RUN]],
-      ['not tiered -> no copy', 'leader', { candidate: S0, tiered: false }, 'idle', [NEXT_RUN]],
-      ['metadata loading -> no copy', 'leader', { candidate: S0, metadataReady: false }, 'idle', [NEXT_RUN]],
-      ['copyDisabled, local deletable -> local retention still applies', 'leader', { candidate: S0, copyDisabled: true, localDeletable: [S0] }, 'running', [DELETE_LOCAL, NEXT_STEP]],
-      ['leader, local deletable -> deleteLocalSegments, stays running', 'leader', { localDeletable: [S0] }, 'running', [DELETE_LOCAL, NEXT_STEP]],
-      ['follower, local deletable -> deleteLocalSegments', 'follower', { localDeletable: [S0] }, 'running', [DELETE_LOCAL, NEXT_STEP]],
-      ['local deletes before a copy and remote deletes', 'leader', { ...ALL, rollActive: false }, 'running', [DELETE_LOCAL, NEXT_STEP]],
-      ['local deletes before remote deletes', 'leader', { localDeletable: [S0], remoteExpired: EXPIRED }, 'running', [DELETE_LOCAL, NEXT_STEP]],
-      ['several local segments in one effect', 'leader', { localDeletable: [S0, S50] }, 'running', [{ type: 'deleteLocalSegments', params: { segments: [S0, S50] } }, NEXT_STEP]],
-      ['leader, remote expired -> raise LSO once, delete the first one', 'leader', { remoteExpired: EXPIRED }, 'deletingRemote', [RAISE_LSO, DELETE_REMOTE]],
-      ['leader, copyDisabled, remote expired -> still deletes', 'leader', { copyDisabled: true, candidate: S0, remoteExpired: EXPIRED }, 'deletingRemote', [RAISE_LSO, DELETE_REMOTE]],
-      ['follower ignores remoteExpired', 'follower', { remoteExpired: EXPIRED }, 'idle', [NEXT_RUN]],
-      ['nothing to do -> idle, scheduleTask interval', 'leader', {}, 'idle', [NEXT_RUN]],
-    ])('%s', (_name, role, o, state, expected) => {
-      // Goal: one decision per step, in the machine's order: roll a breaching active segment, delete
-      // uploaded local segments (Kafka runs local retention in its own task, so uploads never hold it
-      // back), copy the next candidate (leader only, tiered, copy enabled, metadata loaded), expire
-      // remote segments (leader only), else wait for the next run (docs/protocol.md §5).
-      // Method: a replica in its first run (awaiting step 2) gets the facts.
-      const r = rlm([{ type: 'rlm.started', role }, taskDue(), rstep(o)]);
+    test.each<[string, Partial<RlmFacts>, string, Effect[]]>([
+      ['a candidate -> copy it', { candidate: S0 }, 'copying', [COPY_S0]],
+      ['copyDisabled -> no copy', { candidate: S0, copyDisabled: true }, 'idle', [NEXT_RUN]],
+      ['not tiered -> no copy', { candidate: S0, tiered: false }, 'idle', [NEXT_RUN]],
+      ['metadata loading -> no copy', { candidate: S0, metadataReady: false }, 'idle', [NEXT_RUN]],
+      ['no candidate -> idle, scheduleTask interval', {}, 'idle', [NEXT_RUN]],
+    ])('%s', (_name, o, state, expected) => {
+      // Goal: a step copies the next candidate when the leader's topic is tiered, copy is enabled and the
+      // metadata is loaded; otherwise the run ends and the next is scheduled (local retention and remote
+      // expiration are other tasks now, so a step decides nothing else).
+      // Method: a leader in its first run (awaiting step 2) gets the facts.
+      const r = rlm([rstep(o)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe(state);
       expect(r.lastEffects).toEqual(expected);
     });
 
-    test('copying remembers the candidate; deletingRemote remembers the segment', () => {
-      // Goal: the completion is matched to what was asked for. Method: start a copy, and a delete.
+    test.each<[string, Partial<RlmFacts>, string]>([
+      ['no candidate', {}, 'noCandidate'],
+      ['not tiered (before everything else)', { tiered: false, copyDisabled: true, metadataReady: false }, 'notTiered'],
+      ['copy disabled (before the metadata)', { copyDisabled: true, metadataReady: false }, 'copyDisabled'],
+      ['metadata loading', { metadataReady: false, candidate: S0 }, 'metadataLoading'],
+    ])('a run that ends explains why nothing more was copied (rlmRunDone, RLMCopyTask): %s', (_name, o, copy) => {
+      // Goal: the narration names the task and the reason its run ended.
+      // Method: the unfiltered effects of the step that ends the run.
+      const r = feed(remoteLogManagerMachine, RLM, [START_LEADER, taskDue(), rstep(o)]);
+      expect(r.lastEffects.filter(isRunDone)).toEqual([{ type: 'explain', params: { rule: 'rlmRunDone', detail: { task: 'RLMCopyTask', copy } } }]);
+    });
+
+    test('copying remembers the candidate', () => {
+      // Goal: the completion is matched to what was asked for. Method: start a copy of 50-99.
       const c = rlm([rstep({ candidate: S50 })], leaderRunning());
-      expect(c.snapshot.context).toMatchObject({ awaiting: 3, segmentBaseOffset: 50, segmentEndOffset: 99 });
-      const d = rlm([rstep({ remoteExpired: EXPIRED })], leaderRunning());
-      expect(d.snapshot.context).toMatchObject({ awaiting: 3, segmentId: SEG0 });
+      expect(c.snapshot.context).toMatchObject({ awaiting: 3, nextId: 4, segmentBaseOffset: 50, segmentEndOffset: 99 });
     });
   });
 
   describe('copy', () => {
     test('copyCompleted ok -> finishCopy(segmentId, endOffset of the candidate) + requestStep', () => {
-      // Goal: COPY_SEGMENT_FINISHED and Ry = endOffset after the upload, then the next decision (docs/protocol.md §5 step 3).
+      // Goal: COPY_SEGMENT_FINISHED and Ry = endOffset after the upload, then the next decision (docs/protocol.md §5 step 2).
       // Method: copy 0-49 and complete it.
       const r = rlm([rstep({ candidate: S0 }), copied(true)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('running');
@@ -1259,39 +1299,29 @@ describe('remoteLogManagerMachine', () => {
       expect(r.snapshot.context.copyFailures).toBe(0);
     });
 
-    test('a whole run: copy 0-49, delete it locally, copy 50-99, delete it locally, then wait for the next run', () => {
-      // Goal: candidates are copied one at a time in offset order; local retention (1 byte) deletes each
-      // uploaded segment as soon as the facts allow it, before the next copy.
-      // Method: the facts the kernel gives after each effect for the bundled rlm-upload-and-local-retention.
-      const r = rlm([
-        rstep({ candidate: S0 }),
-        copied(true, SEG0),
-        rstep({ candidate: S50, localDeletable: [S0] }),
-        rstep({ candidate: S50 }),
-        copied(true, SEG50),
-        rstep({ localDeletable: [S50] }),
-        rstep(),
-      ], leaderRunning());
+    test('a whole run: copy 0-49, copy 50-99, then wait for the next run (no local delete in the copy task)', () => {
+      // Goal: candidates are copied one at a time in offset order within one run; local retention is the
+      // log retention task's, so the copy task never deletes a local segment.
+      // Method: the facts the kernel gives after each effect (the second candidate once 0-49 is uploaded).
+      const r = rlm([rstep({ candidate: S0 }), copied(true, SEG0), rstep({ candidate: S50 }), copied(true, SEG50), rstep()], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('idle');
       expect(types(r.effects)).toEqual([
         'scheduleTask', 'updateLogStartOffsetOnBecomingLeader', 'requestStep',
         'startCopy', 'finishCopy', 'requestStep',
-        'deleteLocalSegments', 'requestStep',
         'startCopy', 'finishCopy', 'requestStep',
-        'deleteLocalSegments', 'requestStep',
         'scheduleTask',
       ]);
-      expect(ofType(r.effects, 'deleteLocalSegments').map((e) => e.params)).toEqual([{ segments: [S0] }, { segments: [S50] }]);
       expect(ofType(r.effects, 'finishCopy').map((e) => e.params)).toEqual([
         { segmentId: SEG0, endOffset: 49 },
         { segmentId: SEG50, endOffset: 99 },
       ]);
+      expect(last(r.effects, 'scheduleTask').params).toEqual({ timerId: 7, after: 'interval' });
       expect(r.snapshot.context.runs).toBe(1);
     });
 
-    test('copyCompleted failed -> cleaningUpFailedCopy + abortCopy; deleteCompleted -> finishRemoteDelete (LSO kept) and the next run retries', () => {
+    test('copyCompleted failed -> cleaningUpFailedCopy + abortCopy; deleteCompleted -> finishRemoteDelete and the next run retries', () => {
       // Goal: a failed copy is cleaned up (DELETE_SEGMENT_STARTED -> delete -> DELETE_SEGMENT_FINISHED) and
-      // retried on the next run, not in this one (docs/protocol.md §5 step 3).
+      // retried on the next run, not in this one (docs/protocol.md §5 step 2).
       // Method: the copy of 0-49 fails; the cleanup succeeds; the next run offers 0-49 again.
       const failed = rlm([rstep({ candidate: S0 }), copied(false, SEG0, 'ServiceUnavailable')], leaderRunning());
       expect(stateOf(failed.snapshot)).toBe('cleaningUpFailedCopy');
@@ -1304,6 +1334,7 @@ describe('remoteLogManagerMachine', () => {
         { type: 'finishRemoteDelete', params: { segmentId: SEG0 } },
         { type: 'scheduleTask', params: { timerId: 5, after: 'interval' } },
       ]);
+      expect(cleaned.snapshot.context.segmentId).toBeNull();
 
       const retried = rlm([taskDue(), rstep({ candidate: S0 })], cleaned);
       expect(stateOf(retried.snapshot)).toBe('copying');
@@ -1314,8 +1345,9 @@ describe('remoteLogManagerMachine', () => {
     });
 
     test('a failed cleanup -> idle and the next run, without finishRemoteDelete (the metadata stays DELETE_SEGMENT_STARTED)', () => {
-      // Goal: what the machine does when the cleanup's DELETEs fail too (the store is down): it gives up
-      // on this segment id and waits for the next run, which copies the segment again under a new id.
+      // Goal: when the cleanup's DELETEs fail too (the store is down) the copy task gives up on this segment
+      // id and waits for the next run, which copies the segment again under a new id (the expiration task
+      // retries the delete: rlmExpirationMachine below).
       // Method: copy fails, cleanup fails, next run.
       const r = rlm([rstep({ candidate: S0 }), copied(false), deleted(false)], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('idle');
@@ -1328,56 +1360,6 @@ describe('remoteLogManagerMachine', () => {
     });
   });
 
-  describe('remote retention', () => {
-    test('an expiry pass: Log-Start-Offset raised once, then every segment of the list deleted, then a fresh step', () => {
-      // Goal: RLMExpirationTask makes its list once, calls handleLogStartOffsetUpdate once with
-      // the end + 1 of the last segment expiring by time or size, then deletes them all
-      // (docs/protocol.md §5, remote retention). Method: two expired segments.
-      const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(true, SEG0)], leaderRunning());
-      expect(stateOf(r.snapshot)).toBe('deletingRemote');
-      expect(r.lastEffects).toEqual([
-        { type: 'finishRemoteDelete', params: { segmentId: SEG0 } },
-        { type: 'startRemoteDelete', params: { requestId: 4, segmentId: SEG50, rule: 'retentionBytes' } },
-      ]);
-      const s = rlm([deleted(true, SEG50), rstep()], r);
-      expect(stateOf(s.snapshot)).toBe('idle');
-      expect(ofType(s.effects, 'raiseLogStartOffsetForRetention').map((e) => e.params)).toEqual([{ offset: 100 }]);
-      expect(ofType(s.effects, 'startRemoteDelete').map((e) => e.params)).toEqual([
-        { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' },
-        { requestId: 4, segmentId: SEG50, rule: 'retentionBytes' },
-      ]);
-      expect(ofType(s.effects, 'finishRemoteDelete').map((e) => e.params.segmentId)).toEqual([SEG0, SEG50]);
-      // No fresh step between the two deletes: 2 is the run's first step, 5 the one after the pass.
-      expect(ofType(s.effects, 'requestStep').map((e) => e.params.requestId)).toEqual([2, 5]);
-    });
-
-    test.each<[string, Array<{ segmentId: string; endOffset: number; rule: 'retentionMs' | 'retentionBytes' | 'belowLogStartOffset' | 'retryDelete' }>, number]>([
-      ['time and size: past the last of them', [{ segmentId: SEG0, endOffset: 49, rule: 'retentionMs' }, { segmentId: SEG50, endOffset: 99, rule: 'retentionBytes' }], 100],
-      ['below the log start and retried deletes do not move it', [{ segmentId: SEG0, endOffset: 49, rule: 'retryDelete' }, { segmentId: SEG50, endOffset: 99, rule: 'belowLogStartOffset' }], -1],
-      ['a retried delete before a time breach: past the time breach', [{ segmentId: SEG50, endOffset: 99, rule: 'retryDelete' }, { segmentId: SEG0, endOffset: 49, rule: 'retentionMs' }], 50],
-    ])('the Log-Start-Offset of a pass: %s', (_name, expired, offset) => {
-      // Goal: only time and size breaches set the new log start (RemoteLogRetentionHandler keeps
-      // the largest end + 1 of those). Method: one step with the list.
-      const r = rlm([rstep({ remoteExpired: expired })], leaderRunning());
-      expect(r.lastEffects[0]).toEqual({ type: 'raiseLogStartOffsetForRetention', params: { offset } });
-    });
-
-    test('deletingRemote: a failed delete ends the pass -> idle and the next run', () => {
-      // Goal: a failed delete is retried by a later run; the rest of the pass waits for it.
-      // Method: the first DELETE fails.
-      const r = rlm([rstep({ remoteExpired: EXPIRED }), deleted(false)], leaderRunning());
-      expect(stateOf(r.snapshot)).toBe('idle');
-      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'interval' } }]);
-      expect(ofType(r.effects, 'finishRemoteDelete')).toEqual([]);
-      expect(r.snapshot.context.expiring).toEqual([]);
-      const again = rlm([taskDue(), rstep({ remoteExpired: EXPIRED })], r);
-      expect(again.lastEffects).toEqual([
-        { type: 'raiseLogStartOffsetForRetention', params: { offset: 100 } },
-        { type: 'startRemoteDelete', params: { requestId: 6, segmentId: SEG0, rule: 'retentionBytes' } },
-      ]);
-    });
-  });
-
   describe('stale answers and rlm.stopped', () => {
     // Prefixes that leave the machine in each state, with the id it awaits.
     const IN: Record<string, Step<REv>[]> = {
@@ -1385,25 +1367,32 @@ describe('remoteLogManagerMachine', () => {
       running: [START_LEADER, taskDue()],
       copying: [START_LEADER, taskDue(), rstep({ candidate: S0 })],
       cleaningUpFailedCopy: [START_LEADER, taskDue(), rstep({ candidate: S0 }), copied(false)],
-      deletingRemote: [START_LEADER, taskDue(), rstep({ remoteExpired: EXPIRED })],
     };
     const stale = (e: REv): Step<REv> => (_s, fx) => ({ ...e, requestId: lastId(fx) - 1 }) as REv;
-    const STEP = { type: 'rlm.step', requestId: 0, ...rfacts({ candidate: S0, localDeletable: [S0], remoteExpired: EXPIRED, rollActive: true }) } as REv;
+    const awaited = (e: REv): Step<REv> => (_s, fx) => ({ ...e, ...('timerId' in e ? { timerId: lastId(fx) } : { requestId: lastId(fx) }) }) as REv;
+    const DUE = { type: 'rlm.taskDue', timerId: 0, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: true, copyDisabled: false } as REv;
+    const STEP = { type: 'rlm.step', requestId: 0, ...rfacts({ candidate: S0 }) } as REv;
     const COPIED = { type: 'rlm.copyCompleted', requestId: 0, segmentId: SEG0, ok: true, error: null } as REv;
     const DELETED = { type: 'rlm.deleteCompleted', requestId: 0, segmentId: SEG0, ok: true, error: null } as REv;
 
+    test('the prefixes reach every state of the machine but inactive', () => {
+      // Goal: the tables below cover every state. Method: compare with the machine's states.
+      expect(Object.keys(IN).sort()).toEqual(activeStates(remoteLogManagerMachine));
+      for (const [state, steps] of Object.entries(IN)) expect(stateOf(rlm(steps).snapshot)).toBe(state);
+    });
+
     test.each<[string, string, Step<REv>]>([
       ['running: an old rlm.step', 'running', stale(STEP)],
+      ['running: rlm.taskDue with the awaited id (a run is not started twice)', 'running', awaited(DUE)],
       ['copying: an old rlm.copyCompleted', 'copying', stale(COPIED)],
       ['copying: an old failed rlm.copyCompleted', 'copying', stale({ ...COPIED, ok: false, error: 'ServiceUnavailable' } as REv)],
-      ['copying: rlm.step (not a copy completion)', 'copying', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as REv],
-      ['copying: rlm.deleteCompleted with the awaited id', 'copying', (_s, fx) => ({ ...DELETED, requestId: lastId(fx) }) as REv],
+      ['copying: rlm.step (not a copy completion)', 'copying', awaited(STEP)],
+      ['copying: rlm.deleteCompleted with the awaited id', 'copying', awaited(DELETED)],
       ['cleaningUpFailedCopy: an old rlm.deleteCompleted', 'cleaningUpFailedCopy', stale(DELETED)],
       ['cleaningUpFailedCopy: the failed copy completion again', 'cleaningUpFailedCopy', stale({ ...COPIED, ok: false, error: 'ServiceUnavailable' } as REv)],
-      ['deletingRemote: an old rlm.deleteCompleted', 'deletingRemote', stale(DELETED)],
-      ['deletingRemote: rlm.step', 'deletingRemote', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as REv],
-      ['idle: an rlm.step', 'idle', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as REv],
-      ['idle: an rlm.copyCompleted', 'idle', (_s, fx) => ({ ...COPIED, requestId: lastId(fx) }) as REv],
+      ['idle: an rlm.step', 'idle', awaited(STEP)],
+      ['idle: an rlm.copyCompleted', 'idle', awaited(COPIED)],
+      ['idle: an rlm.deleteCompleted', 'idle', awaited(DELETED)],
     ])('ignored: %s', (_name, state, event) => {
       // Goal: only the awaited answer moves the machine, so a late answer from an earlier request
       // (or a restart) never acts twice. Method: reach the state, deliver the event.
@@ -1419,16 +1408,16 @@ describe('remoteLogManagerMachine', () => {
       // Goal: a stopped task (broker offline, replica removed) asks for nothing, whatever it was doing.
       // Method: reach the state, stop, then deliver the answer it was awaiting.
       const r = rlm(IN[state]);
-      const awaited = lastId(r.effects);
+      const id = lastId(r.effects);
       const s = rlm([{ type: 'rlm.stopped' }], r);
       expect(stateOf(s.snapshot)).toBe('inactive');
       expect(s.lastEffects).toEqual([]);
-      expect(s.snapshot.context.awaiting).toBe(-1);
+      expect(s.snapshot.context).toMatchObject({ awaiting: -1, segmentId: null });
       const late = rlm([
-        { type: 'rlm.taskDue', timerId: awaited, metadataReady: true, highestRemoteOffset: 149, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: true, copyDisabled: false },
-        { ...STEP, requestId: awaited } as REv,
-        { ...COPIED, requestId: awaited } as REv,
-        { ...DELETED, requestId: awaited } as REv,
+        { ...DUE, timerId: id } as REv,
+        { ...STEP, requestId: id } as REv,
+        { ...COPIED, requestId: id } as REv,
+        { ...DELETED, requestId: id } as REv,
       ], s);
       expect(stateOf(late.snapshot)).toBe('inactive');
       expect(late.effects.slice(s.effects.length)).toEqual([]);
@@ -1436,16 +1425,433 @@ describe('remoteLogManagerMachine', () => {
 
     test('rlm.started after rlm.stopped -> idle with a fresh timer (ids never reused)', () => {
       // Goal: a restarted task starts a new loop whose ids the old answers cannot match.
-      // Method: start, copy, stop, start again.
+      // Method: start, copy, stop, start again as a follower.
       const r = rlm([START_LEADER, taskDue(), rstep({ candidate: S0 }), { type: 'rlm.stopped' }, START_FOLLOWER]);
       expect(stateOf(r.snapshot)).toBe('idle');
       expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'now' } }]);
       expect(r.snapshot.context.role).toBe('follower');
     });
 
+    test('rlm.started (leader -> follower) during a copy -> idle, the copy completion is ignored', () => {
+      // Goal: a new role starts the new role's task at once; the old task's copy answers nothing.
+      // Method: a leader copying 0-49 becomes follower; the copy completes late.
+      const r = rlm([START_FOLLOWER], rlm(IN.copying));
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'now' } }]);
+      const late = rlm([{ ...COPIED, requestId: 3 } as REv], r);
+      expect(late.lastEffects).toEqual([]);
+      expect(late.snapshot.context).toEqual(r.snapshot.context);
+    });
+
     test('rlm.stopped when inactive -> nothing', () => {
       // Goal: stopping twice is harmless. Method: stop a machine that never started.
       const r = rlm([{ type: 'rlm.stopped' }]);
+      expect(stateOf(r.snapshot)).toBe('inactive');
+      expect(r.effects).toEqual([]);
+    });
+  });
+});
+
+// ------------------------------------------- rlmExpiration: RLMExpirationTask (leader only)
+
+type XEv = RlmExpirationEvent;
+type Expired = Extract<XEv, { type: 'expiration.step' }>['remoteExpired'];
+
+const X_LEADER: XEv = { type: 'expiration.started', role: 'leader' };
+const X_FOLLOWER: XEv = { type: 'expiration.started', role: 'follower' };
+
+/** The awaited timer fired (kernel machineTimer for rlmExpiration). */
+function xdue(): Step<XEv> {
+  return (_s, fx) => ({ type: 'expiration.due', timerId: lastId(fx) });
+}
+
+/** The `expiration.step` answering the last requestStep (kernel, rlmStep of task 'expiration': facts.remoteExpiredNow). */
+function xstep(remoteExpired: Expired = []): Step<XEv> {
+  return (_s, fx) => ({ type: 'expiration.step', requestId: lastId(fx), remoteExpired });
+}
+
+/** tiering.onSegmentObjectDone for an expired segment's delete group (all four DELETEs done). */
+function xdeleted(ok: boolean, segmentId = SEG0, error: string | null = ok ? null : 'ServiceUnavailable'): Step<XEv> {
+  return (_s, fx) => ({ type: 'expiration.deleteCompleted', requestId: lastId(fx), segmentId, ok, error });
+}
+
+function expiration(events: Step<XEv>[], from?: Fed): Fed {
+  return feedTask(rlmExpirationMachine, events, from);
+}
+
+/** A leader's expiration task in its first run, awaiting `expiration.step` 2 (the next id is 3). */
+function expirationRunning(): Fed {
+  return expiration([X_LEADER, xdue()]);
+}
+
+describe('rlmExpirationMachine (RLMExpirationTask, docs/protocol.md §5 remote retention)', () => {
+  describe('task runs', () => {
+    test('expiration.started (leader) -> idle, scheduleTask now', () => {
+      // Goal: RemoteLogManager schedules the leader's expiration task with no initial delay, apart from the copy task.
+      // Method: start a fresh machine as leader.
+      const r = expiration([X_LEADER]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.effects).toEqual([{ type: 'scheduleTask', params: { timerId: 1, after: 'now' } }]);
+      expect(r.snapshot.context.awaiting).toBe(1);
+    });
+
+    test('expiration.started (follower) -> inactive, nothing asked for: a follower has no expiration task', () => {
+      // Goal: only a leader runs RLMExpirationTask (a follower runs RLMFollowerTask only).
+      // Method: start a fresh machine as follower; then a leader's task that becomes follower, and its late timer.
+      const f = expiration([X_FOLLOWER]);
+      expect(stateOf(f.snapshot)).toBe('inactive');
+      expect(f.effects).toEqual([]);
+      expect(f.snapshot.context.awaiting).toBe(-1);
+      const demoted = expiration([X_LEADER, X_FOLLOWER]);
+      expect(stateOf(demoted.snapshot)).toBe('inactive');
+      expect(demoted.lastEffects).toEqual([]);
+      expect(demoted.snapshot.context.awaiting).toBe(-1);
+      const late = expiration([{ type: 'expiration.due', timerId: 1 }], demoted);
+      expect(late.lastEffects).toEqual([]);
+      expect(stateOf(late.snapshot)).toBe('inactive');
+    });
+
+    test('expiration.due -> running + requestStep', () => {
+      // Goal: each run makes its list from fresh facts. Method: the first timer fires.
+      const r = expirationRunning();
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([{ type: 'requestStep', params: { requestId: 2 } }]);
+    });
+
+    test('nothing expired -> idle, explain rlmRunDone (RLMExpirationTask), scheduleTask interval', () => {
+      // Goal: a run that finds nothing to delete ends, names its task, and schedules the next one.
+      // Method: the unfiltered effects of an empty step.
+      const r = feed(rlmExpirationMachine, RLM, [X_LEADER, xdue(), xstep()]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([
+        { type: 'explain', params: { rule: 'rlmRunDone', detail: { task: 'RLMExpirationTask' } } },
+        { type: 'scheduleTask', params: { timerId: 3, after: 'interval' } },
+      ]);
+      expect(r.snapshot.context.runs).toBe(1);
+    });
+
+    test('runs repeat: each run with a fresh timer and step id', () => {
+      // Goal: the expiration task runs every interval after its previous run ended. Method: three empty runs.
+      const r = expiration([X_LEADER, xdue(), xstep(), xdue(), xstep(), xdue(), xstep()]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(ofType(r.effects, 'scheduleTask').map((e) => e.params)).toEqual([
+        { timerId: 1, after: 'now' },
+        { timerId: 3, after: 'interval' },
+        { timerId: 5, after: 'interval' },
+        { timerId: 7, after: 'interval' },
+      ]);
+      expect(ofType(r.effects, 'requestStep').map((e) => e.params)).toEqual([{ requestId: 2 }, { requestId: 4 }, { requestId: 6 }]);
+      expect(r.snapshot.context.runs).toBe(3);
+    });
+  });
+
+  describe('an expiration pass', () => {
+    test('expired segments -> deletingRemote: Log-Start-Offset raised once, then the first delete', () => {
+      // Goal: RLMExpirationTask makes its list once and calls handleLogStartOffsetUpdate once, with the end + 1
+      // of the last segment expiring by time or size, before it deletes anything.
+      // Method: a step listing 0-49 and 50-99 (retention.bytes).
+      const r = expiration([xstep(EXPIRED)], expirationRunning());
+      expect(stateOf(r.snapshot)).toBe('deletingRemote');
+      expect(r.lastEffects).toEqual([
+        { type: 'raiseLogStartOffsetForRetention', params: { offset: 100 } },
+        { type: 'startRemoteDelete', params: { requestId: 3, segmentId: SEG0, rule: 'retentionBytes' } },
+      ]);
+      expect(r.snapshot.context).toMatchObject({ awaiting: 3, segmentId: SEG0, expiring: [{ segmentId: SEG50, rule: 'retentionBytes' }] });
+    });
+
+    test('the pass deletes one segment at a time, oldest first, without a fresh step; after the last the run ends', () => {
+      // Goal: the rest of the list is deleted in order (DELETE_SEGMENT_STARTED, delete, DELETE_SEGMENT_FINISHED),
+      // and the pass is the whole run: the next list is made at the next run, not at once.
+      // Method: two expired segments, both deletes succeed.
+      const r = expiration([xstep(EXPIRED), xdeleted(true, SEG0)], expirationRunning());
+      expect(stateOf(r.snapshot)).toBe('deletingRemote');
+      expect(r.lastEffects).toEqual([
+        { type: 'finishRemoteDelete', params: { segmentId: SEG0 } },
+        { type: 'startRemoteDelete', params: { requestId: 4, segmentId: SEG50, rule: 'retentionBytes' } },
+      ]);
+      expect(r.snapshot.context).toMatchObject({ awaiting: 4, segmentId: SEG50, expiring: [] });
+      const s = expiration([xdeleted(true, SEG50)], r);
+      expect(stateOf(s.snapshot)).toBe('idle');
+      expect(s.lastEffects).toEqual([
+        { type: 'finishRemoteDelete', params: { segmentId: SEG50 } },
+        { type: 'scheduleTask', params: { timerId: 5, after: 'interval' } },
+      ]);
+      expect(ofType(s.effects, 'raiseLogStartOffsetForRetention')).toHaveLength(1);
+      expect(ofType(s.effects, 'requestStep').map((e) => e.params.requestId)).toEqual([2]);
+      expect(s.snapshot.context).toMatchObject({ runs: 1, segmentId: null, expiring: [] });
+      // The whole pass explains nothing at its end: the deletes are the narration.
+      expect(feed(rlmExpirationMachine, RLM, [X_LEADER, xdue(), xstep(EXPIRED), xdeleted(true, SEG0), xdeleted(true, SEG50)]).effects.filter(isRunDone)).toEqual([]);
+    });
+
+    test.each<[string, Expired, number]>([
+      ['time and size: past the last of them', [{ segmentId: SEG0, endOffset: 49, rule: 'retentionMs' }, { segmentId: SEG50, endOffset: 99, rule: 'retentionBytes' }], 100],
+      ['below the log start and retried deletes do not move it', [{ segmentId: SEG0, endOffset: 49, rule: 'retryDelete' }, { segmentId: SEG50, endOffset: 99, rule: 'belowLogStartOffset' }], -1],
+      ['a retried delete before a time breach: past the time breach', [{ segmentId: SEG50, endOffset: 99, rule: 'retryDelete' }, { segmentId: SEG0, endOffset: 49, rule: 'retentionMs' }], 50],
+    ])('the Log-Start-Offset of a pass: %s', (_name, expired, offset) => {
+      // Goal: only time and size breaches set the new log start (RemoteLogRetentionHandler keeps
+      // the largest end + 1 of those). Method: one step with the list.
+      const r = expiration([xstep(expired)], expirationRunning());
+      expect(r.lastEffects[0]).toEqual({ type: 'raiseLogStartOffsetForRetention', params: { offset } });
+      expect(r.lastEffects[1]).toEqual({ type: 'startRemoteDelete', params: { requestId: 3, segmentId: expired[0].segmentId, rule: expired[0].rule } });
+    });
+
+    test('a failed delete ends the pass -> idle and the next run, which lists the segment again', () => {
+      // Goal: a failed delete leaves the segment DELETE_SEGMENT_STARTED and the rest of the pass waits for the
+      // next run (no finishRemoteDelete; the list is dropped). Method: the first DELETE fails; the next run.
+      const r = expiration([xstep(EXPIRED), xdeleted(false)], expirationRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'interval' } }]);
+      expect(ofType(r.effects, 'finishRemoteDelete')).toEqual([]);
+      expect(r.snapshot.context).toMatchObject({ expiring: [], segmentId: null, runs: 1 });
+      const retry: Expired = [{ segmentId: SEG0, endOffset: 49, rule: 'retryDelete' }, EXPIRED[1]];
+      const again = expiration([xdue(), xstep(retry)], r);
+      expect(again.lastEffects).toEqual([
+        { type: 'raiseLogStartOffsetForRetention', params: { offset: 100 } },
+        { type: 'startRemoteDelete', params: { requestId: 6, segmentId: SEG0, rule: 'retryDelete' } },
+      ]);
+    });
+
+    test('a failed delete in the middle of the pass: the earlier segment is finished, the rest waits', () => {
+      // Goal: what was deleted stays deleted; the pass ends at the failure. Method: 0-49 deleted, 50-99 fails.
+      const r = expiration([xstep(EXPIRED), xdeleted(true, SEG0), xdeleted(false, SEG50)], expirationRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 5, after: 'interval' } }]);
+      expect(ofType(r.effects, 'finishRemoteDelete').map((e) => e.params)).toEqual([{ segmentId: SEG0 }]);
+    });
+  });
+
+  describe('stale answers, restarts and expiration.stopped', () => {
+    const IN: Record<string, Step<XEv>[]> = {
+      idle: [X_LEADER],
+      running: [X_LEADER, xdue()],
+      deletingRemote: [X_LEADER, xdue(), xstep(EXPIRED)],
+    };
+    const stale = (e: XEv): Step<XEv> => (_s, fx) => ({ ...e, ...('timerId' in e ? { timerId: lastId(fx) - 1 } : { requestId: lastId(fx) - 1 }) }) as XEv;
+    const awaited = (e: XEv): Step<XEv> => (_s, fx) => ({ ...e, ...('timerId' in e ? { timerId: lastId(fx) } : { requestId: lastId(fx) }) }) as XEv;
+    const DUE: XEv = { type: 'expiration.due', timerId: 0 };
+    const STEP: XEv = { type: 'expiration.step', requestId: 0, remoteExpired: EXPIRED };
+    const DELETED: XEv = { type: 'expiration.deleteCompleted', requestId: 0, segmentId: SEG0, ok: true, error: null };
+
+    test('the prefixes reach every state of the machine but inactive', () => {
+      // Goal: the tables below cover every state. Method: compare with the machine's states.
+      expect(Object.keys(IN).sort()).toEqual(activeStates(rlmExpirationMachine));
+      for (const [state, steps] of Object.entries(IN)) expect(stateOf(expiration(steps).snapshot)).toBe(state);
+    });
+
+    test.each<[string, string, Step<XEv>]>([
+      ['idle: an old timer', 'idle', stale(DUE)],
+      ['idle: an expiration.step', 'idle', awaited(STEP)],
+      ['idle: an expiration.deleteCompleted', 'idle', awaited(DELETED)],
+      ['running: an old expiration.step', 'running', stale(STEP)],
+      ['running: expiration.due with the awaited id', 'running', awaited(DUE)],
+      ['running: expiration.deleteCompleted with the awaited id', 'running', awaited(DELETED)],
+      ['deletingRemote: an old expiration.deleteCompleted', 'deletingRemote', stale(DELETED)],
+      ['deletingRemote: an old failed expiration.deleteCompleted', 'deletingRemote', stale({ ...DELETED, ok: false, error: 'ServiceUnavailable' } as XEv)],
+      ['deletingRemote: expiration.step with the awaited id', 'deletingRemote', awaited(STEP)],
+    ])('ignored: %s', (_name, state, event) => {
+      // Goal: only the awaited answer moves the machine, so a late answer never deletes twice.
+      // Method: reach the state, deliver the event.
+      const r = expiration(IN[state]);
+      expect(stateOf(r.snapshot)).toBe(state);
+      const s = expiration([event], r);
+      expect(stateOf(s.snapshot)).toBe(state);
+      expect(s.lastEffects).toEqual([]);
+      expect(s.snapshot.context).toEqual(r.snapshot.context);
+    });
+
+    test.each(Object.keys(IN).map((s) => [s]))('expiration.stopped from %s -> inactive; the late answer is ignored', (state) => {
+      // Goal: a stopped task asks for nothing, whatever it was doing. Method: reach the state, stop, answer late.
+      const r = expiration(IN[state]);
+      const id = lastId(r.effects);
+      const s = expiration([{ type: 'expiration.stopped' }], r);
+      expect(stateOf(s.snapshot)).toBe('inactive');
+      expect(s.lastEffects).toEqual([]);
+      expect(s.snapshot.context).toMatchObject({ awaiting: -1, segmentId: null, expiring: [] });
+      const late = expiration([{ ...DUE, timerId: id } as XEv, { ...STEP, requestId: id } as XEv, { ...DELETED, requestId: id } as XEv], s);
+      expect(stateOf(late.snapshot)).toBe('inactive');
+      expect(late.effects.slice(s.effects.length)).toEqual([]);
+    });
+
+    test('expiration.started (leader) during a pass -> idle with a fresh timer; the delete in flight answers nothing', () => {
+      // Goal: a new leadership starts a new task at once; the old pass is dropped (its segment, left
+      // DELETE_SEGMENT_STARTED, is a retried delete of a later pass). Method: re-elected while deleting 0-49.
+      const r = expiration([X_LEADER], expiration(IN.deletingRemote));
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 4, after: 'now' } }]);
+      expect(r.snapshot.context).toMatchObject({ awaiting: 4, segmentId: null, expiring: [] });
+      const late = expiration([{ ...DELETED, requestId: 3 } as XEv], r);
+      expect(late.lastEffects).toEqual([]);
+      expect(late.snapshot.context).toEqual(r.snapshot.context);
+    });
+
+    test('expiration.stopped when inactive -> nothing', () => {
+      // Goal: stopping twice is harmless. Method: stop a machine that never started.
+      const r = expiration([{ type: 'expiration.stopped' }]);
+      expect(stateOf(r.snapshot)).toBe('inactive');
+      expect(r.effects).toEqual([]);
+    });
+  });
+});
+
+// ------------------------------------------- logRetention: the broker's log retention task (every replica)
+
+type LEvR = LogRetentionEvent;
+
+/** The awaited timer fired (kernel machineTimer for logRetention). */
+function retentionDue(): Step<LEvR> {
+  return (_s, fx) => ({ type: 'retention.due', timerId: lastId(fx) });
+}
+
+/** The `retention.step` answering the last requestStep (kernel, rlmStep of task 'retention': facts.logRetentionFacts). */
+function retentionStep(o: Partial<LogRetentionFacts> = {}): Step<LEvR> {
+  return (_s, fx) => ({ type: 'retention.step', requestId: lastId(fx), localDeletable: [], localStoppedBy: null, rollActive: false, ...o });
+}
+
+function logRetention(events: Step<LEvR>[], from?: Fed): Fed {
+  return feedTask(logRetentionMachine, events, from);
+}
+
+const R_START: LEvR = { type: 'retention.started' };
+
+/** A log retention task in its first run, awaiting `retention.step` 2 (the next id is 3). */
+function retentionRunning(): Fed {
+  return logRetention([R_START, retentionDue()]);
+}
+
+describe('logRetentionMachine (LogManager kafka-log-retention, docs/protocol.md §5 local retention)', () => {
+  describe('task runs', () => {
+    test("retention.started -> idle, scheduleTask after 'start' (the broker's first run, at or after now)", () => {
+      // Goal: the task is scheduled on the broker's schedule (log.initial.task.delay.ms after the broker
+      // started, then every log.retention.check.interval.ms: domain/retention.ts nextRetentionRunMs), not at once.
+      // Method: start a fresh machine.
+      const r = logRetention([R_START]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.effects).toEqual([{ type: 'scheduleTask', params: { timerId: 1, after: 'start' } }]);
+      expect(r.snapshot.context.awaiting).toBe(1);
+    });
+
+    test('retention.due -> running + requestStep', () => {
+      // Goal: each decision is made from fresh facts. Method: the first timer fires.
+      const r = retentionRunning();
+      expect(stateOf(r.snapshot)).toBe('running');
+      expect(r.lastEffects).toEqual([{ type: 'requestStep', params: { requestId: 2 } }]);
+    });
+
+    test("runs repeat: each run ends with scheduleTask after 'next' and a fresh id", () => {
+      // Goal: the task runs at a fixed rate (the kernel places 'next' on the broker's grid, strictly after now).
+      // Method: three runs with nothing to delete.
+      const r = logRetention([R_START, retentionDue(), retentionStep(), retentionDue(), retentionStep(), retentionDue(), retentionStep()]);
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(ofType(r.effects, 'scheduleTask').map((e) => e.params)).toEqual([
+        { timerId: 1, after: 'start' },
+        { timerId: 3, after: 'next' },
+        { timerId: 5, after: 'next' },
+        { timerId: 7, after: 'next' },
+      ]);
+      expect(ofType(r.effects, 'requestStep').map((e) => e.params)).toEqual([{ requestId: 2 }, { requestId: 4 }, { requestId: 6 }]);
+      expect(r.snapshot.context.runs).toBe(3);
+    });
+  });
+
+  describe('retention.step decisions, in priority order', () => {
+    const NEXT_STEP: Effect = { type: 'requestStep', params: { requestId: 3 } };
+    const NEXT_RUN: Effect = { type: 'scheduleTask', params: { timerId: 3, after: 'next' } };
+    const ROLL: Effect[] = [{ type: 'rollActiveSegment', params: {} }, { type: 'explain', params: { rule: 'rollForLocalRetention' } }, NEXT_STEP];
+
+    test.each<[string, Partial<LogRetentionFacts>, string, Effect[]]>([
+      ['rollActive first, before deleting', { rollActive: true, localDeletable: [S0] }, 'running', ROLL],
+      ['rollActive alone', { rollActive: true }, 'running', ROLL],
+      ['local deletable -> deleteLocalSegments, stays running', { localDeletable: [S0] }, 'running', [{ type: 'deleteLocalSegments', params: { segments: [S0] } }, NEXT_STEP]],
+      ['several local segments in one effect', { localDeletable: [S0, S50] }, 'running', [{ type: 'deleteLocalSegments', params: { segments: [S0, S50] } }, NEXT_STEP]],
+      ['nothing deletable (stopped by an upload) -> idle, the next run', { localStoppedBy: 'notUploaded' }, 'idle', [NEXT_RUN]],
+      ['nothing to do -> idle, the next run', {}, 'idle', [NEXT_RUN]],
+    ])('%s', (_name, o, state, expected) => {
+      // Goal: one decision per step: roll a breaching active segment (deleteSegments rolls it before it can
+      // go), else delete the local segments that may go, else end the run (docs/protocol.md §5).
+      // Method: a task in its first run (awaiting step 2) gets the facts.
+      const r = logRetention([retentionStep(o)], retentionRunning());
+      expect(stateOf(r.snapshot)).toBe(state);
+      expect(r.lastEffects).toEqual(expected);
+    });
+
+    test('a whole run: roll, then delete, then done (one run, one timer)', () => {
+      // Goal: a run decides again after each effect until nothing more may go, then waits for the next run.
+      // Method: the facts after each effect: the active segment breaches, once rolled it may go, then nothing.
+      const r = logRetention([retentionStep({ rollActive: true }), retentionStep({ localDeletable: [S0, S50] }), retentionStep({ localStoppedBy: 'active' })], retentionRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(types(r.effects)).toEqual(['scheduleTask', 'requestStep', 'rollActiveSegment', 'explain', 'requestStep', 'deleteLocalSegments', 'requestStep', 'scheduleTask']);
+      expect(last(r.effects, 'scheduleTask').params).toEqual({ timerId: 5, after: 'next' });
+      expect(r.snapshot.context.runs).toBe(1);
+    });
+
+    test.each<[LocalRetentionStop]>([['active'], ['notBelowHighWatermark'], ['notUploaded'], ['withinRetention'], [null]])(
+      'a run that ends explains where local retention stopped (logRetentionRunDone): %s',
+      (localStoppedBy) => {
+        // Goal: the narration says why the run deleted no more. Method: the unfiltered effects of the last step.
+        const r = feed(logRetentionMachine, RLM, [R_START, retentionDue(), retentionStep({ localStoppedBy })]);
+        expect(r.lastEffects).toEqual([
+          { type: 'explain', params: { rule: 'logRetentionRunDone', detail: { localStoppedBy } } },
+          { type: 'scheduleTask', params: { timerId: 3, after: 'next' } },
+        ]);
+      },
+    );
+  });
+
+  describe('stale answers, restarts and retention.stopped', () => {
+    const IN: Record<string, Step<LEvR>[]> = {
+      idle: [R_START],
+      running: [R_START, retentionDue()],
+    };
+    const DUE: LEvR = { type: 'retention.due', timerId: 0 };
+    const STEP: LEvR = { type: 'retention.step', requestId: 0, localDeletable: [S0], localStoppedBy: null, rollActive: true };
+
+    test('the prefixes reach every state of the machine but inactive', () => {
+      // Goal: the tables below cover every state. Method: compare with the machine's states.
+      expect(Object.keys(IN).sort()).toEqual(activeStates(logRetentionMachine));
+      for (const [state, steps] of Object.entries(IN)) expect(stateOf(logRetention(steps).snapshot)).toBe(state);
+    });
+
+    test.each<[string, string, Step<LEvR>]>([
+      ['idle: an old timer', 'idle', (_s, fx) => ({ ...DUE, timerId: lastId(fx) - 1 }) as LEvR],
+      ['idle: a retention.step with the awaited id', 'idle', (_s, fx) => ({ ...STEP, requestId: lastId(fx) }) as LEvR],
+      ['running: an old retention.step', 'running', (_s, fx) => ({ ...STEP, requestId: lastId(fx) - 1 }) as LEvR],
+      ['running: retention.due with the awaited id', 'running', (_s, fx) => ({ ...DUE, timerId: lastId(fx) }) as LEvR],
+    ])('ignored: %s', (_name, state, event) => {
+      // Goal: only the awaited answer moves the machine. Method: reach the state, deliver the event.
+      const r = logRetention(IN[state]);
+      const s = logRetention([event], r);
+      expect(stateOf(s.snapshot)).toBe(state);
+      expect(s.lastEffects).toEqual([]);
+      expect(s.snapshot.context).toEqual(r.snapshot.context);
+    });
+
+    test.each(Object.keys(IN).map((s) => [s]))('retention.stopped from %s -> inactive; the late answer is ignored', (state) => {
+      // Goal: a stopped task (broker offline, replica removed) asks for nothing. Method: reach the state, stop, answer late.
+      const r = logRetention(IN[state]);
+      const id = lastId(r.effects);
+      const s = logRetention([{ type: 'retention.stopped' }], r);
+      expect(stateOf(s.snapshot)).toBe('inactive');
+      expect(s.lastEffects).toEqual([]);
+      expect(s.snapshot.context.awaiting).toBe(-1);
+      const late = logRetention([{ ...DUE, timerId: id } as LEvR, { ...STEP, requestId: id } as LEvR], s);
+      expect(stateOf(late.snapshot)).toBe('inactive');
+      expect(late.effects.slice(s.effects.length)).toEqual([]);
+    });
+
+    test("retention.started during a run -> idle with a fresh timer after 'start'; the old step is ignored", () => {
+      // Goal: a restarted task starts a new schedule whose ids the old answers cannot match.
+      // Method: start again while running, then answer the old step.
+      const r = logRetention([R_START], retentionRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(r.lastEffects).toEqual([{ type: 'scheduleTask', params: { timerId: 3, after: 'start' } }]);
+      const late = logRetention([{ ...STEP, requestId: 2 } as LEvR], r);
+      expect(late.lastEffects).toEqual([]);
+      expect(late.snapshot.context).toEqual(r.snapshot.context);
+    });
+
+    test('retention.stopped when inactive -> nothing', () => {
+      // Goal: stopping twice is harmless. Method: stop a machine that never started.
+      const r = logRetention([{ type: 'retention.stopped' }]);
       expect(stateOf(r.snapshot)).toBe('inactive');
       expect(r.effects).toEqual([]);
     });

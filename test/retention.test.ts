@@ -14,9 +14,12 @@ import {
   type LocalRetentionStop,
   type RemoteExpiryRule,
   type RemoteRetentionInput,
+  type RlmTask,
   copyCandidates,
   localRetentionDeletable,
+  nextRetentionRunMs,
   remoteRetentionExpired,
+  rlmTaskName,
 } from '../core/domain/retention.js';
 import { validateScenario } from '../core/scenario/parse.js';
 import type { Scenario } from '../core/scenario/types.js';
@@ -297,6 +300,69 @@ describe('remoteRetentionExpired (docs/protocol.md §5, remote retention)', () =
 });
 
 // ---------------------------------------------------------------------------------------
+// The tasks' schedules
+
+describe("nextRetentionRunMs (the broker's log retention task: LogManager's kafka-log-retention)", () => {
+  // Kafka's defaults: log.initial.task.delay.ms 30000, log.retention.check.interval.ms 300000.
+  test.each<[string, number, number, number, number, boolean, number]>([
+    // name, startedAtMs, initialDelayMs, intervalMs, afterMs, orAt, expected (computed by hand)
+    ['started at 0, the first run: 0 + 30000', 0, 30000, 300000, 0, true, 30000],
+    ['started at 0, after 0 (not at): still the first run', 0, 30000, 300000, 0, false, 30000],
+    ['before the first run: the first run', 0, 30000, 300000, 29999, false, 30000],
+    ['at the first run with orAt: that run', 0, 30000, 300000, 30000, true, 30000],
+    ['at the first run without orAt: the next, 30000 + 300000', 0, 30000, 300000, 30000, false, 330000],
+    ['1 ms after the first run: 330000', 0, 30000, 300000, 30001, false, 330000],
+    ['1 ms after the first run, orAt changes nothing off the grid', 0, 30000, 300000, 30001, true, 330000],
+    ['just before the second run', 0, 30000, 300000, 329999, false, 330000],
+    ['at the second run with orAt', 0, 30000, 300000, 330000, true, 330000],
+    ['at the second run without orAt: the third, 630000', 0, 30000, 300000, 330000, false, 630000],
+    ['a broker started at 1115: its first run at 1115 + 30000', 1115, 30000, 300000, 1115, true, 31115],
+    ['a broker started at 1115, now 0 (before it started)', 1115, 30000, 300000, 0, false, 31115],
+    ['a broker started at 1115, at its first run without orAt: 331115', 1115, 30000, 300000, 31115, false, 331115],
+    ['a broker started at 1115, at 40000: 331115 (its own grid, not 330000)', 1115, 30000, 300000, 40000, false, 331115],
+    ['a broker started at 1115, at 331115 with orAt', 1115, 30000, 300000, 331115, true, 331115],
+    ['no initial delay, interval 1000: at the start with orAt, at once', 0, 0, 1000, 0, true, 0],
+    ['no initial delay, interval 1000: after 0 -> 1000', 0, 0, 1000, 0, false, 1000],
+    ['no initial delay, interval 1000: after 2500 -> 3000 (orAt or not)', 0, 0, 1000, 2500, false, 3000],
+    ['no initial delay, interval 1000: at 2500 with orAt -> 3000', 0, 0, 1000, 2500, true, 3000],
+    ['restarted at 5000 (delay 30000): 35000, the old grid forgotten', 5000, 30000, 300000, 5000, true, 35000],
+  ])('%s', (_name, startedAtMs, initialDelayMs, intervalMs, afterMs, orAt, expected) => {
+    // Goal: KafkaScheduler.schedule -> scheduleAtFixedRate: the runs are the broker's start plus
+    // log.initial.task.delay.ms plus whole intervals; the task's first run may be at now ('start', orAt),
+    // every later run strictly after now ('next'). Method: the pure function on hand-computed cases.
+    expect(nextRetentionRunMs(startedAtMs, initialDelayMs, intervalMs, afterMs, orAt)).toBe(expected);
+  });
+
+  test('the next run is always on the grid and after (or at, with orAt) the given time', () => {
+    // Goal: a property over many times: never before afterMs, never a whole interval late, always on the grid.
+    // Method: every afterMs from 0 to 3000 for a broker started at 7, delay 100, interval 250.
+    for (let afterMs = 0; afterMs <= 3000; afterMs++) {
+      for (const orAt of [false, true]) {
+        const at = nextRetentionRunMs(7, 100, 250, afterMs, orAt);
+        expect((at - 107) % 250, `${afterMs} ${orAt}`).toBe(0);
+        expect(at >= 107).toBe(true);
+        if (orAt) expect(at >= afterMs && (at === 107 || at - afterMs < 250), `${afterMs} orAt`).toBe(true);
+        else expect(at > afterMs && (at === 107 || at - afterMs <= 250), `${afterMs}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("rlmTaskName (Kafka's name for the task that acted)", () => {
+  test.each<[RlmTask, 'leader' | 'follower', string]>([
+    ['copy', 'leader', 'RLMCopyTask'],
+    ['copy', 'follower', 'RLMFollowerTask'],
+    ['expiration', 'leader', 'RLMExpirationTask'],
+    ['expiration', 'follower', 'RLMExpirationTask'],
+    ['retention', 'leader', 'log retention task'],
+    ['retention', 'follower', 'log retention task'],
+  ])('%s on a %s -> %s', (task, role, name) => {
+    // Goal: the narration names the task as Kafka does. Method: every task and role.
+    expect(rlmTaskName(task, role)).toBe(name);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
 // Kernel runs
 
 type Meta = { segmentId: string; from: string | null; to: string; baseOffset: number; endOffset: number; atMs: number; i: number };
@@ -338,12 +404,16 @@ const ORDERS_SEGMENTS = [
   { baseOffset: 100, endOffset: 149, tier: 'local' },
 ];
 
-/** The topic of rlm-upload-and-local-retention with a tiered-store outage from 0 to 1500. */
+/**
+ * The topic of rlm-upload-and-local-retention with a tiered-store outage from 0 to 1500; the remote log
+ * manager's tasks every 1000 ms, and the log retention task at 0 and then every 1000 ms on its own
+ * schedule (as the conformance cases set it).
+ */
 function failedCopyScenario(backAtMs = 1500): unknown {
   return {
     name: 'failed copy',
     brokers: 1,
-    config: { 'remote.log.manager.task.interval.ms': 1000 },
+    config: { 'remote.log.manager.task.interval.ms': 1000, 'log.initial.task.delay.ms': 0, 'log.retention.check.interval.ms': 1000 },
     topics: [{
       name: 'orders',
       partitions: 1,
@@ -432,7 +502,7 @@ describe('kernel: rlm-upload-and-local-retention (docs/protocol.md §5, examples
   });
 });
 
-describe('kernel: a failed copy (tiered store down from 0 to 1500, task every 1000 ms)', () => {
+describe('kernel: a failed copy (tiered store down from 0 to 1500, remote log manager tasks and log retention every 1000 ms)', () => {
   const { json } = run(failedCopyScenario());
   const started = () => metadataChanges(json).filter((m) => m.to === 'COPY_SEGMENT_STARTED');
 
@@ -450,11 +520,13 @@ describe('kernel: a failed copy (tiered store down from 0 to 1500, task every 10
     ]);
     expect(entries(json, 'rlm', 'copyFailed').filter((e) => e.segmentId === first.segmentId).map((e) => e.error)).toEqual(['ServiceUnavailable']);
     const deleteStarted = entries(json, 'rlm', 'deleteStarted').filter((e) => e.segmentId === first.segmentId);
-    // The cleanup, then its retry by the expiration rules once the store is back.
-    expect(deleteStarted.map((e) => e.rule)).toEqual(['copyFailed', 'retryDelete']);
-    // The cleanup DELETEs of the four objects fail too: the store is still down.
-    expect(ops.filter((e) => e.op === 'delete').slice(0, 4).map((e) => [e.ok, e.error])).toEqual(Array(4).fill([false, 'ServiceUnavailable']));
-    expect(ops.filter((e) => e.op === 'delete').slice(4).map((e) => e.ok)).toEqual(Array(4).fill(true));
+    // The copy task's cleanup (100 ms), then the expiration task's retries on its own schedule: at
+    // 1000 ms (its second run; the store still down) and at 2050 ms (its third run, the store back).
+    expect(deleteStarted.map((e) => [e.atMs, e.rule])).toEqual([[100, 'copyFailed'], [1000, 'retryDelete'], [2050, 'retryDelete']]);
+    // The DELETEs of the four objects fail twice (cleanup and first retry: the store is down), then succeed.
+    const deletes = ops.filter((e) => e.op === 'delete');
+    expect(deletes.slice(0, 8).map((e) => [e.ok, e.error])).toEqual(Array(8).fill([false, 'ServiceUnavailable']));
+    expect(deletes.slice(8).map((e) => e.ok)).toEqual(Array(4).fill(true));
   });
 
   test('a failed cleanup: the machine goes idle for the next run, and the delete is retried once the store is back', () => {
@@ -508,8 +580,10 @@ describe('kernel: a failed copy (tiered store down from 0 to 1500, task every 10
 
   test('no local segment is deleted before its upload, and no violations', () => {
     // Goal: the outage never lets local retention (1 byte) delete data that is not in remote storage.
+    // The log retention task runs at 0, 1000, 2000 (nothing uploaded: notUploaded) and 3000, after both
+    // copies finished (2400, 2500): it deletes both in that run.
     const deletes = entries(json, 'log', 'localSegmentDeleted');
-    expect(deletes.map((d) => [d.baseOffset, d.atMs])).toEqual([[0, 2400], [50, 2500]]);
+    expect(deletes.map((d) => [d.baseOffset, d.atMs])).toEqual([[0, 3000], [50, 3000]]);
     expectLocalDeletesAfterUpload(json);
     expect(json.violations).toEqual([]);
   });

@@ -106,7 +106,9 @@ describe('S3 faults through a proxy', () => {
     plan = (key) => (key.includes('orders-0-0-1.log') && key.startsWith('PUT') ? 'error500' : 'pass');
     attempts.clear();
     const raw = loadBundled('rlm-upload-and-local-retention');
-    const scenario = { ...raw, config: { ...raw.config, 'remote.log.manager.task.interval.ms': 1000 } };
+    // The remote log manager's tasks every 1000 ms; the log retention task at 0 and then every 1000 ms, so
+    // local retention runs within the scenario's 5 s (Kafka's defaults: first run at 30 s, then every 5 min).
+    const scenario = { ...raw, config: { ...raw.config, 'remote.log.manager.task.interval.ms': 1000, 'log.initial.task.delay.ms': 0, 'log.retention.check.interval.ms': 1000 } };
     const store = new S3ObjectStore({ bucket: 'tierscope', prefix: 'persistent/', endpoint: `http://127.0.0.1:${proxyPort}`, forcePathStyle: true, region: 'us-east-1', credentials: CREDS, maxAttempts: 3 });
     const k = new Kernel(scenario, { store });
     await k.settle();

@@ -144,37 +144,67 @@ const RANGE = { baseOffset: 0, endOffset: 49 };
 
 function rlmDomain(c: Ctx): Ev[] {
   const out: Ev[] = [{ type: 'rlm.started', role: 'leader' }, { type: 'rlm.started', role: 'follower' }, { type: 'rlm.stopped' }];
-  // Each task awaits its own timer or step: the copy (or follower) task, the expiration task, the log retention task.
-  const taskIds = [c.awaiting as number, c.expirationAwaiting as number, c.retentionAwaiting as number].filter((id) => id >= 0);
-  for (const id of [...new Set(taskIds), (c.awaiting as number) + 1000]) {
+  for (const id of ids(c)) {
     for (const metadataReady of [true, false]) {
       for (const [highestRemoteOffset, highestOffsetInRemoteStorage] of [[-1, -1], [49, -1], [49, 49]]) {
-        out.push({ type: 'rlm.taskDue', timerId: id, metadataReady, highestRemoteOffset, highestOffsetInRemoteStorage, tiered: true });
+        out.push({ type: 'rlm.taskDue', timerId: id, metadataReady, highestRemoteOffset, highestOffsetInRemoteStorage, remoteLogStartOffset: 0, tiered: true, copyDisabled: false });
       }
     }
-    out.push({ type: 'rlm.taskDue', timerId: id, metadataReady: true, highestRemoteOffset: -1, highestOffsetInRemoteStorage: -1, tiered: false });
-    out.push({ type: 'rlm.expirationDue', timerId: id });
-    out.push({ type: 'rlm.retentionDue', timerId: id });
-    const facts = { tiered: true, copyDisabled: false, metadataReady: true, candidate: null, localDeletable: [], localStoppedBy: null, rollActive: false, remoteExpired: [] };
-    const task = id === c.expirationAwaiting ? 'expiration' : id === c.retentionAwaiting ? 'retention' : 'copy';
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, rollActive: true });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, localDeletable: [RANGE] });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, candidate: RANGE });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, candidate: RANGE, copyDisabled: true });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, candidate: RANGE, metadataReady: false });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, tiered: false, candidate: RANGE });
-    out.push({ type: 'rlm.step', requestId: id, task, ...facts, remoteExpired: [{ segmentId: 'old', endOffset: 9, rule: 'retentionMs' }] });
+    out.push({ type: 'rlm.taskDue', timerId: id, metadataReady: true, highestRemoteOffset: -1, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: false, copyDisabled: false });
+    out.push({ type: 'rlm.taskDue', timerId: id, metadataReady: true, highestRemoteOffset: 49, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: true, copyDisabled: true });
+    const facts = { tiered: true, copyDisabled: false, metadataReady: true, candidate: null };
+    out.push({ type: 'rlm.step', requestId: id, ...facts });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, copyDisabled: true });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, metadataReady: false });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, tiered: false, candidate: RANGE });
     for (const ok of [true, false]) {
       out.push({ type: 'rlm.copyCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'PUT failed' });
-      out.push({ type: 'rlm.deleteCompleted', requestId: id, segmentId: String(c.expiringSegmentId ?? c.segmentId ?? 's'), ok, error: ok ? null : 'DELETE failed' });
+      out.push({ type: 'rlm.deleteCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'DELETE failed' });
     }
   }
   return out;
 }
 
 function rlmKey(c: Ctx, value: unknown): string {
-  return JSON.stringify([value, c.role, (c.copyFailures as number) > 0]);
+  return JSON.stringify([value, c.role, (c.copyFailures as number) > 0, c.logStartOffsetUpdated]);
+}
+
+const EXPIRED = [
+  { segmentId: 'old', endOffset: 9, rule: 'retentionMs' },
+  { segmentId: 'older', endOffset: 19, rule: 'retryDelete' },
+];
+
+function rlmExpirationDomain(c: Ctx): Ev[] {
+  const out: Ev[] = [{ type: 'expiration.started', role: 'leader' }, { type: 'expiration.started', role: 'follower' }, { type: 'expiration.stopped' }];
+  for (const id of ids(c)) {
+    out.push({ type: 'expiration.due', timerId: id });
+    for (const remoteExpired of [[], EXPIRED.slice(0, 1), EXPIRED]) out.push({ type: 'expiration.step', requestId: id, remoteExpired });
+    for (const ok of [true, false]) {
+      out.push({ type: 'expiration.deleteCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'DELETE failed' });
+    }
+  }
+  return out;
+}
+
+function rlmExpirationKey(c: Ctx, value: unknown): string {
+  return JSON.stringify([value, (c.expiring as unknown[]).length > 0]);
+}
+
+function logRetentionDomain(c: Ctx): Ev[] {
+  const out: Ev[] = [{ type: 'retention.started' }, { type: 'retention.stopped' }];
+  for (const id of ids(c)) {
+    out.push({ type: 'retention.due', timerId: id });
+    const facts = { localDeletable: [], localStoppedBy: null, rollActive: false };
+    out.push({ type: 'retention.step', requestId: id, ...facts, localStoppedBy: 'notUploaded' });
+    out.push({ type: 'retention.step', requestId: id, ...facts, rollActive: true });
+    out.push({ type: 'retention.step', requestId: id, ...facts, localDeletable: [{ ...RANGE, bytes: 100 }] });
+  }
+  return out;
+}
+
+function logRetentionKey(_c: Ctx, value: unknown): string {
+  return JSON.stringify([value]);
 }
 
 const chunk = (id: number, baseOffset: number, lastOffset: number, leaderEpoch: number): WalChunkRef => ({
@@ -233,13 +263,15 @@ function walCombinerKey(c: Ctx, value: unknown): string {
   return JSON.stringify([value, (c.failures as number) > 0]);
 }
 
-/** The five machines with their event domains. */
+/** The seven machines with their event domains. */
 export function machineSpecs(machines: Record<string, AnyStateMachine>): MachineSpec[] {
   const p = { broker: 1, topic: 'orders', partition: 0 };
   return [
     { name: 'fetcher', machine: machines.fetcher, input: p, domain: fetcherDomain, key: fetcherKey, resting: ['idle', 'failed', 'truncating'] },
     { name: 'leader', machine: machines.leader, input: { broker: 0, topic: 'orders', partition: 0 }, domain: leaderDomain, key: leaderKey, resting: ['follower', 'leader'] },
     { name: 'rlm', machine: machines.rlm, input: p, domain: rlmDomain, key: rlmKey, resting: ['inactive'] },
+    { name: 'rlmExpiration', machine: machines.rlmExpiration, input: p, domain: rlmExpirationDomain, key: rlmExpirationKey, resting: ['inactive'] },
+    { name: 'logRetention', machine: machines.logRetention, input: p, domain: logRetentionDomain, key: logRetentionKey, resting: ['inactive'] },
     { name: 'walReplica', machine: machines.walReplica, input: p, domain: walReplicaDomain, key: walReplicaKey, resting: ['inactive', 'following'] },
     { name: 'walCombiner', machine: machines.walCombiner, input: { broker: 0 }, domain: walCombinerDomain, key: walCombinerKey, resting: ['idle'] },
   ];
