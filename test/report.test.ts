@@ -292,7 +292,7 @@ describe('CLI report', () => {
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
     expect(r.out.startsWith('# KIP-1023 bootstrap in one round\n')).toBe(true);
-    expect(r.out).toContain('**Design-review chapter 2 of 8: KIP-1023: one round from the earliest pending upload offset**');
+    expect(r.out).toContain('**Design-review chapter 2 of 9: KIP-1023: one round from the earliest pending upload offset**');
     expect(r.out).toContain('<http://localhost:5173/?chapter=kip1023-bootstrap&seed=1>');
   });
 

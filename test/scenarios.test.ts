@@ -143,7 +143,7 @@ describe('bundled scenarios (docs/protocol.md §9)', () => {
       expect([r.localLogStartOffset, r.logEndOffset]).toEqual([150, 700]);
     }
     const consume = json.trace.find((e) => e.type === 'consume') as Loose;
-    // Local retention (1 byte) deleted the uploaded 100-149 at the first task run: 150 records come from remote storage.
+    // Local retention (1 byte) deleted the uploaded 100-149 at the log retention task's first run (t = 0 here): 150 records come from remote storage.
     expect(consume.recordsRemote).toBe(150);
     expect(consume.recordsLocal).toBe(150);
     const remoteRead = json.trace.find((e) => e.type === 'response' && (e as Loose).servedFrom === 'remote');

@@ -191,7 +191,7 @@ describe('the bundled files follow Kafka', () => {
       for (const t of s.topics) expect(t.config['segment.bytes'] ?? SEGMENT_BYTES_MIN).toBeGreaterThanOrEqual(SEGMENT_BYTES_MIN);
       if (scaledSizesReason(s) !== null) scaled.push(f);
     }
-    expect(scaled.length).toBe(22);
+    expect(scaled.length).toBe(23);
     expect(scaled).toContain('kip1023-bootstrap.yaml');
   });
 
