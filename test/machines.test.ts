@@ -1047,9 +1047,9 @@ function taskDue(o: Partial<Extract<REv, { type: 'rlm.taskDue' }>> = {}): Step<R
   });
 }
 
-/** facts.rlmFacts; defaults: a tiered topic, metadata ready, nothing to copy. */
+/** facts.rlmFacts; defaults: a tiered topic, metadata ready, nothing to copy; the candidate given is the last one listed unless said. */
 function rfacts(o: Partial<RlmFacts> = {}): RlmFacts {
-  return { tiered: true, copyDisabled: false, metadataReady: true, candidate: null, ...o };
+  return { tiered: true, copyDisabled: false, metadataReady: true, candidate: null, lastCandidateEnd: o.candidate ? o.candidate.endOffset : -1, ...o };
 }
 
 /** The `rlm.step` answering the last requestStep (kernel, rlmStep of task 'copy'). */
@@ -1302,8 +1302,9 @@ describe('remoteLogManagerMachine (RLMCopyTask on a leader, RLMFollowerTask on a
     test('a whole run: copy 0-49, copy 50-99, then wait for the next run (no local delete in the copy task)', () => {
       // Goal: candidates are copied one at a time in offset order within one run; local retention is the
       // log retention task's, so the copy task never deletes a local segment.
-      // Method: the facts the kernel gives after each effect (the second candidate once 0-49 is uploaded).
-      const r = rlm([rstep({ candidate: S0 }), copied(true, SEG0), rstep({ candidate: S50 }), copied(true, SEG50), rstep()], leaderRunning());
+      // Method: the facts the kernel gives after each effect: at the run's start 0-49 and 50-99 are both
+      // candidates (the last ends at 99); the second once 0-49 is uploaded.
+      const r = rlm([rstep({ candidate: S0, lastCandidateEnd: 99 }), copied(true, SEG0), rstep({ candidate: S50 }), copied(true, SEG50), rstep()], leaderRunning());
       expect(stateOf(r.snapshot)).toBe('idle');
       expect(types(r.effects)).toEqual([
         'scheduleTask', 'updateLogStartOffsetOnBecomingLeader', 'requestStep',
@@ -1317,6 +1318,20 @@ describe('remoteLogManagerMachine (RLMCopyTask on a leader, RLMFollowerTask on a
       ]);
       expect(last(r.effects, 'scheduleTask').params).toEqual({ timerId: 7, after: 'interval' });
       expect(r.snapshot.context.runs).toBe(1);
+    });
+
+    test('a segment that became a candidate during the run waits for the next run', () => {
+      // Goal: RLMCopyTask.copyLogSegmentsToRemote lists its candidates once, at the start of its run
+      // (candidateLogSegments); a segment rolled while it copies is not copied in this run (docs/protocol.md §5).
+      // Method: at the start only 0-49 is a candidate; after its copy the kernel offers 50-99 (rolled
+      // meanwhile): the run ends; the next run's first step offers 50-99 again and it is copied.
+      const r = rlm([rstep({ candidate: S0 }), copied(true, SEG0), rstep({ candidate: S50 })], leaderRunning());
+      expect(stateOf(r.snapshot)).toBe('idle');
+      expect(ofType(r.effects, 'startCopy').map((e) => e.params.baseOffset)).toEqual([0]);
+      expect(r.snapshot.context.copyUpTo).toBe(null);
+      const next = rlm([taskDue(), rstep({ candidate: S50 })], r);
+      expect(stateOf(next.snapshot)).toBe('copying');
+      expect(last(next.effects, 'startCopy').params).toMatchObject({ baseOffset: 50, endOffset: 99 });
     });
 
     test('copyCompleted failed -> cleaningUpFailedCopy + abortCopy; deleteCompleted -> finishRemoteDelete and the next run retries', () => {

@@ -268,6 +268,12 @@ describe('cross-check: a run long enough to reach each line measures what the st
   // each line (its counters over 120 s, scaled to 30 days; stored bytes averaged over the
   // run) against the steady state's.
   const TRAFFIC = 0.03; // the last produces of the run are not yet replicated, uploaded or read (a few of 240)
+  // Uploads lag further: a copy-task run copies only the candidates it listed at its start
+  // (RLMCopyTask), then waits 5 s after it ends, so at 4 segments/s and about 100 ms a copy a
+  // cycle is n = 4 x 5 / (1 - 4 x 0.1) = 33 segments, 8.3 s: up to that many of the run's 480
+  // segments (7 %), about half of it on average, are not uploaded when the run ends; a WAL
+  // object is deleted once its chunks are tiered, so its DELETEs lag the same way.
+  const UPLOADS = 0.07;
   const STORAGE = 0.1; // the run's average includes its first seconds, before retention is reached
 
   function measured(s: Scenario, mode: SteadyMode) {
@@ -286,7 +292,7 @@ describe('cross-check: a run long enough to reach each line measures what the st
     const ratio = (id: string) => m[id].quantity / r.facts.quantities[id];
     // Traffic and requests: within 3 %.
     const traffic = mode === 'wal' ? ['crossZoneReplication', 'tieredPut', 'tieredTransfer', 'walPut', 'walGet', 'walDelete', 'walTransfer'] : ['crossZoneReplication', 'tieredPut', 'tieredTransfer'];
-    for (const id of traffic) expect(Math.abs(ratio(id) - 1), id).toBeLessThan(TRAFFIC);
+    for (const id of traffic) expect(Math.abs(ratio(id) - 1), id).toBeLessThan(id.startsWith('tiered') || id === 'walDelete' ? UPLOADS : TRAFFIC);
     // The local disks (and the fast store) reach their steady state in seconds: within 10 %.
     for (const id of mode === 'wal' ? ['storageLocal', 'storageWal'] : ['storageLocal']) expect(Math.abs(ratio(id) - 1), id).toBeLessThan(STORAGE);
     // Where it should not agree: remote retention (retention.ms, 7 days) is never reached in

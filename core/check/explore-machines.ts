@@ -141,6 +141,7 @@ function leaderKey(c: Ctx, value: unknown): string {
 }
 
 const RANGE = { baseOffset: 0, endOffset: 49 };
+const LATER = { baseOffset: 50, endOffset: 99 };
 
 function rlmDomain(c: Ctx): Ev[] {
   const out: Ev[] = [{ type: 'rlm.started', role: 'leader' }, { type: 'rlm.started', role: 'follower' }, { type: 'rlm.stopped' }];
@@ -152,12 +153,14 @@ function rlmDomain(c: Ctx): Ev[] {
     }
     out.push({ type: 'rlm.taskDue', timerId: id, metadataReady: true, highestRemoteOffset: -1, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: false, copyDisabled: false });
     out.push({ type: 'rlm.taskDue', timerId: id, metadataReady: true, highestRemoteOffset: 49, highestOffsetInRemoteStorage: -1, remoteLogStartOffset: 0, tiered: true, copyDisabled: true });
-    const facts = { tiered: true, copyDisabled: false, metadataReady: true, candidate: null };
+    const facts = { tiered: true, copyDisabled: false, metadataReady: true, candidate: null, lastCandidateEnd: -1 };
     out.push({ type: 'rlm.step', requestId: id, ...facts });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, copyDisabled: true });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, metadataReady: false });
-    out.push({ type: 'rlm.step', requestId: id, ...facts, tiered: false, candidate: RANGE });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, lastCandidateEnd: RANGE.endOffset });
+    // A segment that became a candidate after the run made its list: left for the next run.
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: LATER, lastCandidateEnd: LATER.endOffset });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, lastCandidateEnd: RANGE.endOffset, copyDisabled: true });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, candidate: RANGE, lastCandidateEnd: RANGE.endOffset, metadataReady: false });
+    out.push({ type: 'rlm.step', requestId: id, ...facts, tiered: false, candidate: RANGE, lastCandidateEnd: RANGE.endOffset });
     for (const ok of [true, false]) {
       out.push({ type: 'rlm.copyCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'PUT failed' });
       out.push({ type: 'rlm.deleteCompleted', requestId: id, segmentId: String(c.segmentId ?? 's'), ok, error: ok ? null : 'DELETE failed' });
@@ -167,7 +170,7 @@ function rlmDomain(c: Ctx): Ev[] {
 }
 
 function rlmKey(c: Ctx, value: unknown): string {
-  return JSON.stringify([value, c.role, (c.copyFailures as number) > 0, c.logStartOffsetUpdated]);
+  return JSON.stringify([value, c.role, (c.copyFailures as number) > 0, c.logStartOffsetUpdated, c.copyUpTo === null]);
 }
 
 const EXPIRED = [

@@ -39,6 +39,12 @@ export interface RemoteLogManagerContext {
   segmentEndOffset: number;
   copyFailures: number;
   /**
+   * The end of the last copy candidate when this run made its list, or null before its first
+   * decision: a run copies the candidates it listed at its start and no segment that became
+   * one later (RLMCopyTask.copyLogSegmentsToRemote takes candidateLogSegments once).
+   */
+  copyUpTo: number | null;
+  /**
    * The copy task of this leadership has looked up the log start offset in remote metadata
    * (Kafka's RLMCopyTask.isLogStartOffsetUpdated: a new task, so false again, on every
    * leadership).
@@ -53,6 +59,8 @@ export interface RlmFacts {
   metadataReady: boolean;
   /** The first copy candidate (leader only), or null. */
   candidate: SegmentRange | null;
+  /** The end offset of the last copy candidate now (candidates run on from the first, in offset order), or -1. */
+  lastCandidateEnd: number;
 }
 
 export type RemoteLogManagerEvent =
@@ -110,7 +118,7 @@ const rlm = setup({ types, actions: effects });
 /** The copy (or follower) task's run is over: its next run interval from now. */
 const scheduleNextRun = rlm.enqueueActions(({ context, enqueue }) => {
   const timerId = context.nextId;
-  enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null });
+  enqueue.assign({ awaiting: timerId, nextId: timerId + 1, runs: context.runs + 1, segmentId: null, copyUpTo: null });
   enqueue({ type: 'scheduleTask', params: { timerId, after: 'interval' } });
 });
 
@@ -124,7 +132,7 @@ const nextStep = rlm.enqueueActions(({ context, enqueue }) => {
 const startTask = rlm.enqueueActions(({ context, event, enqueue }) => {
   assertEvent(event, 'rlm.started');
   const timerId = context.nextId;
-  enqueue.assign({ role: event.role, awaiting: timerId, nextId: timerId + 1, segmentId: null, logStartOffsetUpdated: false });
+  enqueue.assign({ role: event.role, awaiting: timerId, nextId: timerId + 1, segmentId: null, logStartOffsetUpdated: false, copyUpTo: null });
   enqueue({ type: 'scheduleTask', params: { timerId, after: 'now' } });
 });
 
@@ -153,7 +161,7 @@ export const remoteLogManagerMachine = setup({
     },
     canCopy: ({ context, event: e }) => {
       assertEvent(e, 'rlm.step');
-      return context.role === 'leader' && e.tiered && !e.copyDisabled && e.metadataReady && e.candidate !== null;
+      return context.role === 'leader' && e.tiered && !e.copyDisabled && e.metadataReady && e.candidate !== null && e.candidate.endOffset <= (context.copyUpTo ?? e.lastCandidateEnd);
     },
     isOk: ({ event }) => {
       assertEvent(event, ['rlm.copyCompleted', 'rlm.deleteCompleted']);
@@ -171,6 +179,7 @@ export const remoteLogManagerMachine = setup({
     segmentId: null,
     segmentBaseOffset: -1,
     segmentEndOffset: -1,
+    copyUpTo: null,
     copyFailures: 0,
     logStartOffsetUpdated: false,
   }),
@@ -246,6 +255,7 @@ export const remoteLogManagerMachine = setup({
               assign(({ context, event }) => ({
                 segmentBaseOffset: event.candidate!.baseOffset,
                 segmentEndOffset: event.candidate!.endOffset,
+                copyUpTo: context.copyUpTo ?? event.lastCandidateEnd,
                 awaiting: context.nextId,
                 nextId: context.nextId + 1,
               })),

@@ -205,7 +205,8 @@ const TIERING_MAX_EVENTS = 400_000;
  * `fillMs`, each on its own schedule:
  * - the leader's copy task (core/machines/remote-log-manager.ts) runs at once, then
  *   remote.log.manager.task.interval.ms after its previous run ENDED; a run copies the copy
- *   candidates one after another (each `copyMs`, the .log object's PUT), then ends;
+ *   candidates it listed at its start one after another (each `copyMs`, the .log object's
+ *   PUT), then ends;
  * - a follower's task learns Ry at each run, on the same fixed delay;
  * - the leader's expiration task (core/machines/rlm-expiration.ts), on its own fixed delay:
  *   one pass a run, deleting the expiring remote segments one after another (each
@@ -298,9 +299,10 @@ export function replayTiering(x: TieringInput): TieringResult | null {
   let retentionRun = D;
   let delays = 0;
   let delayed = 0;
-  // The copy task: the next candidate, or the end of its run.
+  // The copy task: the next candidate it listed at the start of its run, or the end of the run.
+  let listedUpTo = -1;
   const copyStep = (t: number) => {
-    if (x.uploads && ry + 1 < rolledBy(t)) {
+    if (x.uploads && ry + 1 <= listedUpTo) {
       copying = ry + 1;
       copyUntil = t + C;
       copyRun = Infinity;
@@ -321,6 +323,7 @@ export function replayTiering(x: TieringInput): TieringResult | null {
       }
       copyStep(t);
     } else if (t === copyRun) {
+      listedUpTo = rolledBy(t) - 1; // RLMCopyTask lists its candidates once a run
       if (t >= from) {
         if (firstRun < 0) firstRun = t;
         lastRun = t;

@@ -118,11 +118,13 @@ export function rlmFacts(state: KernelState, key: string, broker: number): RlmFa
   const part = state.partitions[key];
   const r = replica(state, key, broker);
   const isTiered = tiered(state, key);
+  const candidates = part.leader === broker && isTiered ? copyCandidates(r.log.segments, r.highestOffsetInRemoteStorage, r.log.logStartOffset, r.log.highWatermark) : [];
   return {
     tiered: isTiered,
     copyDisabled: state.topicConfigs[part.topic]['remote.log.copy.disable'],
     metadataReady: metadataReady(state, key, broker),
-    candidate: part.leader === broker && isTiered ? copyCandidates(r.log.segments, r.highestOffsetInRemoteStorage, r.log.logStartOffset, r.log.highWatermark)[0] ?? null : null,
+    candidate: candidates[0] ?? null,
+    lastCandidateEnd: candidates.length > 0 ? candidates[candidates.length - 1].endOffset : -1,
   };
 }
 
