@@ -248,7 +248,7 @@ export const CHAPTERS: readonly Chapter[] = [
       { title: 'The follower task learns Ry', match: { rule: 'rlmRefreshHighestOffset' },
         text: 'The follower\'s RLMFollowerTask runs again 30 s after its first run and learns Ry 149 from the remote log metadata. Until now the follower could not have deleted anything: it did not know what was uploaded.' },
       { title: 'The log retention task, 30 s after start', match: { rule: 'localRetention' },
-        text: 'The broker\'s log retention task runs for the first time log.initial.task.delay.ms (30 s) after the broker started. On each replica it deletes the uploaded segments below the high watermark: Local-Log-Start-Offset moves to 150, Log-Start-Offset stays 50. Its next run is 5 minutes later.' },
+        text: 'The broker\'s log retention task runs for the first time log.initial.task.delay.ms (30 s) after the broker started. On broker 0 it deletes the uploaded segments below the high watermark: Local-Log-Start-Offset moves to 150, Log-Start-Offset stays 50. Broker 1 started at the same moment, so its run comes at the same millisecond, the next step, and does the same now that its follower task knows Ry. The next runs are 5 minutes later.' },
     ],
   },
 ];
