@@ -70,8 +70,34 @@ export class InspectionLog {
   }
 }
 
-/** Attaches Stately's inspector; it opens in a new window and needs network access to stately.ai. */
-export async function attachStatelyInspector(log: InspectionLog): Promise<string> {
+/** Where Stately's hosted inspector lives (createBrowserInspector's default). */
+export const STATELY_URL = 'https://stately.ai/registry/inspect';
+
+/**
+ * Stately's host answers (any answer: an opaque no-cors response is enough). False when the
+ * browser is offline, the request fails (no network, blocked) or nothing comes within
+ * `timeoutMs`; the inspector is then not opened, so no window opens on a browser error page.
+ */
+export async function statelyReachable(timeoutMs = 8000): Promise<boolean> {
+  if (typeof navigator !== 'undefined' && navigator.onLine === false) return false;
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+  try {
+    await fetch('https://stately.ai/favicon.ico', { mode: 'no-cors', cache: 'no-store', signal: ctrl.signal });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const OFFLINE_NOTE =
+  'The Stately inspector is hosted at stately.ai and cannot be reached from here (offline, or the network blocks it), so it was not opened. The statechart view (Machines, Open statecharts) works offline.';
+
+/** Attaches Stately's inspector; it opens in a new window and needs network access to stately.ai (checked first). */
+export async function attachStatelyInspector(log: InspectionLog, reachable: () => Promise<boolean> = statelyReachable): Promise<string> {
+  if (!(await reachable())) return OFFLINE_NOTE;
   try {
     const { createBrowserInspector } = await import('@statelyai/inspect');
     const inspector = createBrowserInspector({ autoStart: true });
