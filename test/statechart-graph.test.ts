@@ -8,7 +8,13 @@ import { describe, expect, test } from 'vitest';
 import { Session } from '../core/session/session.js';
 import { MACHINES, type MachineName, stateName, xstateStep } from '../core/sim/runtime/machines.js';
 import { scopeFor } from '../core/sim/runtime/pure-transition.js';
-import { machineGraph, takenTransition, takenTransitions } from '../web/lib/statechart-graph.js';
+import { GUARD_CHECKS } from '../web/lib/chart-kit.js';
+import { type GuardChecks, machineGraph as graphOf, takenTransition as takenOne, takenTransitions as takenAll } from '../web/lib/statechart-graph.js';
+
+const C: GuardChecks = GUARD_CHECKS;
+const machineGraph = (m: Parameters<typeof graphOf>[0]) => graphOf(m, C);
+const takenTransition = (m: Parameters<typeof takenOne>[0], b: Parameters<typeof takenOne>[1], e: { type: string }) => takenOne(m, b, e, C);
+const takenTransitions = (m: Parameters<typeof takenAll>[0], b: Parameters<typeof takenAll>[1], e: { type: string }, scope: unknown) => takenAll(m, b, e, C, scope);
 import { loadBundled } from './support/run.js';
 
 interface Config {

@@ -70,39 +70,16 @@ export class InspectionLog {
   }
 }
 
-/** Where Stately's hosted inspector lives (createBrowserInspector's default). */
-export const STATELY_URL = 'https://stately.ai/registry/inspect';
-
 /**
- * Stately's host answers (any answer: an opaque no-cors response is enough). False when the
- * browser is offline, the request fails (no network, blocked) or nothing comes within
- * `timeoutMs`; the inspector is then not opened, so no window opens on a browser error page.
+ * Attaches Stately's inspector: it opens in a new window on stately.ai and needs the
+ * internet, so web/lib/stately-host.ts first checks the host answers; offline (or blocked)
+ * it returns a note saying so instead of opening a window on a browser error page. Loaded on
+ * demand with the inspector's package.
  */
-export async function statelyReachable(timeoutMs = 8000): Promise<boolean> {
-  if (typeof navigator !== 'undefined' && navigator.onLine === false) return false;
-  const ctrl = new AbortController();
-  const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+export async function attachStatelyInspector(log: InspectionLog): Promise<string> {
   try {
-    await fetch('https://stately.ai/favicon.ico', { mode: 'no-cors', cache: 'no-store', signal: ctrl.signal });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-export const OFFLINE_NOTE =
-  'The Stately inspector is hosted at stately.ai and cannot be reached from here (offline, or the network blocks it), so it was not opened. The statechart view (Machines, Open statecharts) works offline.';
-
-/** Attaches Stately's inspector; it opens in a new window and needs network access to stately.ai (checked first). */
-export async function attachStatelyInspector(log: InspectionLog, reachable: () => Promise<boolean> = statelyReachable): Promise<string> {
-  if (!(await reachable())) return OFFLINE_NOTE;
-  try {
-    const { createBrowserInspector } = await import('@statelyai/inspect');
-    const inspector = createBrowserInspector({ autoStart: true });
-    log.forward((e) => inspector.inspect.next?.(e));
-    return 'Stately inspector attached: new machine events go to it (it opens in a new window and needs network access).';
+    const host = await import('./stately-host.js');
+    return await host.attach(log);
   } catch (err) {
     return `The Stately inspector could not start here: ${(err as Error).message}`;
   }

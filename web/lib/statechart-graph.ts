@@ -11,7 +11,18 @@
  * again changes nothing).
  */
 import type { AnyMachineSnapshot, AnyStateMachine } from 'xstate';
-import { and, not, or } from 'xstate';
+
+/**
+ * The check functions of XState's `and`, `or` and `not` (how composites are told apart: names
+ * do not survive minifying). Passed in, not imported, so that the view's chunk imports nothing
+ * the page's first load holds (web/lib/chart-kit.ts makes them; a shared module would split
+ * the first load into more chunks).
+ */
+export interface GuardChecks {
+  and: unknown;
+  or: unknown;
+  not: unknown;
+}
 
 export interface ChartState {
   /** Dot path as the kernel reports it (`kip1023.awaitingEarliestOffset`); '' for the machine itself. */
@@ -79,11 +90,6 @@ interface TransitionLike {
   eventType: string;
 }
 
-/** XState's built-in guards, told apart by their check functions (names do not survive minifying). */
-const CHECK_AND = (and([]) as unknown as { check: unknown }).check;
-const CHECK_OR = (or([]) as unknown as { check: unknown }).check;
-const CHECK_NOT = (not(() => true) as unknown as { check: unknown }).check;
-
 /** The path of a node below the machine root: its keys joined with dots. */
 export function pathOf(n: NodeLike): string {
   const keys: string[] = [];
@@ -92,17 +98,17 @@ export function pathOf(n: NodeLike): string {
 }
 
 /** A guard as text: `isAwaited`, `!isAwaited`, `(a || b) && c`, `inline`. */
-export function guardText(g: unknown, names: string[] = []): string {
+export function guardText(g: unknown, checks: GuardChecks, names: string[] = []): string {
   if (typeof g === 'string') {
     names.push(g);
     return g;
   }
   if (typeof g === 'function') {
     const fn = g as { check?: unknown; guards?: unknown[] };
-    const parts = (fn.guards ?? []).map((x) => guardText(x, names));
-    if (fn.check === CHECK_NOT) return `!${parts[0]}`;
-    if (fn.check === CHECK_AND) return parts.map((p) => (p.includes('||') ? `(${p})` : p)).join(' && ');
-    if (fn.check === CHECK_OR) return parts.map((p) => (p.includes('&&') ? `(${p})` : p)).join(' || ');
+    const parts = (fn.guards ?? []).map((x) => guardText(x, checks, names));
+    if (fn.check === checks.not) return `!${parts[0]}`;
+    if (fn.check === checks.and) return parts.map((p) => (p.includes('||') ? `(${p})` : p)).join(' && ');
+    if (fn.check === checks.or) return parts.map((p) => (p.includes('&&') ? `(${p})` : p)).join(' || ');
     return 'inline guard';
   }
   if (g !== null && typeof g === 'object' && 'type' in g) {
@@ -151,7 +157,7 @@ const uniq = (xs: string[]) => [...new Set(xs)];
 const graphs = new WeakMap<AnyStateMachine, MachineGraph>();
 
 /** The states and transitions of a machine definition (computed once per machine). */
-export function machineGraph(machine: AnyStateMachine): MachineGraph {
+export function machineGraph(machine: AnyStateMachine, checks: GuardChecks): MachineGraph {
   const known = graphs.get(machine);
   if (known) return known;
   const states: ChartState[] = [];
@@ -184,7 +190,7 @@ export function machineGraph(machine: AnyStateMachine): MachineGraph {
         eventless,
         index,
         targets: (t.target ?? []).map(pathOf),
-        guard: t.guard === undefined ? null : guardText(t.guard, guardNames),
+        guard: t.guard === undefined ? null : guardText(t.guard, checks, guardNames),
         guardNames: uniq(guardNames),
         actions: acts.map((a) => a.name),
         rules: uniq(acts.flatMap((a) => a.rules)),
@@ -231,7 +237,7 @@ const inside = (state: string, target: string) => state === target || state.star
  * led to, read from XState's microsteps (each the first `always` of the active chain whose
  * target holds the next microstep's state). Empty when no transition is enabled.
  */
-export function takenTransitions(machine: AnyStateMachine, before: AnyMachineSnapshot, event: { type: string }, scope?: unknown): string[] {
+export function takenTransitions(machine: AnyStateMachine, before: AnyMachineSnapshot, event: { type: string }, checks: GuardChecks, scope?: unknown): string[] {
   if (before.status !== 'active') return [];
   let taken: TransitionLike[];
   try {
@@ -254,7 +260,7 @@ export function takenTransitions(machine: AnyStateMachine, before: AnyMachineSna
   } catch {
     return out;
   }
-  const g = machineGraph(machine);
+  const g = machineGraph(machine, checks);
   for (let i = 0; i + 1 < states.length; i++) {
     const from = chainOf(states[i]);
     const next = states[i + 1];
@@ -268,6 +274,6 @@ export function takenTransitions(machine: AnyStateMachine, before: AnyMachineSna
 }
 
 /** The transition `event` takes from `before` (its id in `machineGraph`), or null when none is enabled. */
-export function takenTransition(machine: AnyStateMachine, before: AnyMachineSnapshot, event: { type: string }): string | null {
-  return takenTransitions(machine, before, event)[0] ?? null;
+export function takenTransition(machine: AnyStateMachine, before: AnyMachineSnapshot, event: { type: string }, checks: GuardChecks): string | null {
+  return takenTransitions(machine, before, event, checks)[0] ?? null;
 }
