@@ -38,6 +38,7 @@ export interface EdgeLayout {
   /** SVG path of the arrow. */
   d: string;
   label: string;
+  lines: string[];
   labelX: number;
   labelY: number;
   labelWidth: number;
@@ -77,6 +78,23 @@ export function transitionLabel(t: ChartTransition): string {
 }
 
 const textWidth = (s: string, size = FONT) => Math.ceil(s.length * CHAR * (size / FONT)) + 8;
+
+/** An arrow's label in lines: the event, then the guard in brackets, broken at `&&` / `||` when long. */
+export function labelLines(t: ChartTransition, max = 34): string[] {
+  const lines = [t.eventless ? 'always' : t.event];
+  if (t.guard === null) return lines;
+  const parts = t.guard.split(/ (?=&& |\|\| )/);
+  let line = '[';
+  for (const p of parts) {
+    if (line.length > 1 && line.length + p.length > max) {
+      lines.push(line);
+      line = '';
+    }
+    line += (line === '' || line === '[' ? '' : ' ') + p;
+  }
+  lines.push(`${line}]`);
+  return lines;
+}
 
 const nodeId = (path: string) => `s:${path}`;
 const anyId = (path: string) => `any:${path}`;
@@ -135,11 +153,12 @@ export async function layoutMachine(g: MachineGraph): Promise<ChartLayout> {
       const id = `e${edges.length}`;
       const into = target !== t.source && isInside(target, t.source);
       const label = transitionLabel(t);
+      const lines = labelLines(t);
       edges.push({
         id,
         sources: [into ? anyId(t.source) : nodeId(t.source)],
         targets: [nodeId(target)],
-        labels: [{ id: `${id}:l`, text: label, width: textWidth(label, FONT - 1), height: ROW }],
+        labels: [{ id: `${id}:l`, text: label, width: Math.max(...lines.map((l) => textWidth(l, FONT - 1))), height: ROW * lines.length }],
       });
       edgeInfo.set(id, { t, target });
       void i;
@@ -218,6 +237,7 @@ export async function layoutMachine(g: MachineGraph): Promise<ChartLayout> {
       transition: info.t,
       d: pathD(e as ElkExtendedEdge),
       label: l?.text ?? '',
+      lines: labelLines(info.t),
       labelX: l?.x ?? 0,
       labelY: l?.y ?? 0,
       labelWidth: l?.width ?? 0,
