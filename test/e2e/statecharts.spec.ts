@@ -127,6 +127,14 @@ test('a step lights the active state and highlights the transition it took; deta
   const to = /to ([\w.]+):/.exec(target!)![1];
   expect(active === to || active.startsWith(`${to}.`)).toBe(true);
   await page.screenshot({ path: join(SHOTS, `statecharts-fetcher-step${step}-1280x800.png`) });
+  // The same on a phone: the active state centred, the taken arrow in the picture.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId('sc-focus').click();
+  await expect(lit).toBeInViewport();
+  await page.screenshot({ path: join(SHOTS, `statecharts-fetcher-step${step}-390x844.png`) });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByTestId('sc-focus').click();
+  await expect(lit).toBeInViewport();
 
   // Click the taken transition: its event, guard and actions.
   await pick(chart(page).locator('g.edge[data-taken="true"]').last());
