@@ -191,7 +191,7 @@ test('axe: nothing serious or critical in the view, wide and on a phone', async 
     const svgBox = await chart(page).boundingBox();
     expect(svgBox!.width).toBeGreaterThan(vp.width * (vp.width < 900 ? 0.9 : 0.6));
     expect(svgBox!.height).toBeGreaterThan(200);
-    if (vp.width < 500) await page.screenshot({ path: join(SHOTS, `statecharts-fetcher-step1-${vp.width}x${vp.height}.png`) });
+    if (vp.width < 500) await page.screenshot({ path: join(SHOTS, `statecharts-axe-${vp.width}x${vp.height}.png`) });
     await page.getByTestId('statechart-close').click();
   }
 });
