@@ -159,6 +159,24 @@ test('a step lights the active state and highlights the transition it took; deta
   await expect(page.getByTestId('step')).toHaveText(String(step));
 });
 
+test('opened at a step already taken (a link to step 1), the view shows what that step did', async ({ page }) => {
+  await offline(page);
+  await page.goto('/?scenario=kip1023-bootstrap&step=1');
+  await expect(page.getByTestId('step')).toHaveText('1');
+  await expect(page.getByTestId('progress')).toHaveCount(0);
+  const before = await page.getByTestId('machine-states').innerText();
+  await page.getByTestId('open-statecharts').click();
+  await expect(chart(page)).toHaveAttribute('data-ready', 'true');
+  await showMachine(page, 'fetcher');
+  await page.getByTestId('sc-broker').selectOption('1');
+  await expect(chart(page).locator('g.edge[data-taken="true"]')).not.toHaveCount(0);
+  await expect(page.getByTestId('sc-step')).toHaveText('1');
+  await page.getByTestId('statechart-close').click();
+  // Taking the step again changed nothing on the page.
+  await expect(page.getByTestId('step')).toHaveText('1');
+  expect(await page.getByTestId('machine-states').innerText()).toBe(before);
+});
+
 test('the hosted inspector says it is offline instead of failing', async ({ page, pageErrors }) => {
   const blocked = await offline(page);
   await openView(page, 'scenario=kip1023-bootstrap');

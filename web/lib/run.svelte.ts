@@ -667,6 +667,14 @@ export class RunState {
     this.chartPending = [];
     this.chartDeliveries = [];
     this.wireLog();
+    // Opened at a step already taken: take it again (back, then forward: the same state, the
+    // session is deterministic) so the view sees the transitions it took.
+    const s = this.session;
+    if (on && s && s.step > 0 && !this.playing && !this.seeking) {
+      s.back();
+      s.forward();
+      this.refresh();
+    }
   }
 
   /** One observer of the session's machine deliveries, for the event log and the statechart view. */
