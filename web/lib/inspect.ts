@@ -70,13 +70,16 @@ export class InspectionLog {
   }
 }
 
-/** Attaches Stately's inspector; it opens in a new window and needs network access to stately.ai. */
+/**
+ * Attaches Stately's inspector: it opens in a new window on stately.ai and needs the
+ * internet, so web/lib/stately-host.ts first checks the host answers; offline (or blocked)
+ * it returns a note saying so instead of opening a window on a browser error page. Loaded on
+ * demand with the inspector's package.
+ */
 export async function attachStatelyInspector(log: InspectionLog): Promise<string> {
   try {
-    const { createBrowserInspector } = await import('@statelyai/inspect');
-    const inspector = createBrowserInspector({ autoStart: true });
-    log.forward((e) => inspector.inspect.next?.(e));
-    return 'Stately inspector attached: new machine events go to it (it opens in a new window and needs network access).';
+    const host = await import('./stately-host.js');
+    return await host.attach(log);
   } catch (err) {
     return `The Stately inspector could not start here: ${(err as Error).message}`;
   }

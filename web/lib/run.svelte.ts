@@ -14,6 +14,7 @@ import { actionContext, contextAfter, readTimelineAction } from '../../core/scen
 import type { InputProblem, Scenario, TimelineAction } from '../../core/scenario/types.js';
 import { type RecordedAction, Session } from '../../core/session/session.js';
 import { buildView, type RunView } from '../../core/session/view.js';
+import type { Delivery } from '../../core/sim/loop/kernel.js';
 import { buildRunJson } from '../../core/sim/loop/output.js';
 import { type TraceEntry, wholeMs } from '../../core/sim/state/trace.js';
 import { BUNDLED, DEFAULT_SCENARIO } from './scenarios.js';
@@ -75,6 +76,12 @@ export class RunState {
   inspection = $state.raw<LogEntry[]>([]);
   /** The inspection log runs only while it is shown. */
   logEnabled = $state(false);
+  /** The statechart view is open: the machine deliveries of each step are recorded (chartDeliveries). */
+  chartEnabled = $state(false);
+  /** The machine deliveries of the current step (while the statechart view is open; the view finds the transitions they took). */
+  chartDeliveries = $state.raw<Delivery[]>([]);
+  /** Deliveries seen since the last step began: the step they belong to is the one being taken. */
+  private chartPending: Array<{ step: number; d: Delivery }> = [];
   readonly log = new InspectionLog();
   /** A guided chapter being played (null in a free run), and the stop shown. */
   chapter = $state.raw<ResolvedChapter | null>(null);
@@ -587,6 +594,7 @@ export class RunState {
     const hops = walHops(s.currentEntries);
     this.walHops = hops.length === 0 && this.walHops.length === 0 ? this.walHops : hops;
     this.inspection = this.logEnabled ? this.log.entries.slice(-120) : [];
+    if (this.chartEnabled) this.chartDeliveries = this.chartPending.filter((p) => p.step === this.step).map((p) => p.d);
     this.syncUrl();
   }
 
@@ -653,15 +661,44 @@ export class RunState {
     this.inspection = on ? this.log.entries.slice(-120) : [];
   }
 
+  /** The statechart view opened or closed: record the steps' machine deliveries while it is open. */
+  setChartEnabled(on: boolean): void {
+    this.chartEnabled = on;
+    this.chartPending = [];
+    this.chartDeliveries = [];
+    this.wireLog();
+    // Opened at a step already taken: take it again (back, then forward: the same state, the
+    // session is deterministic) so the view sees the transitions it took.
+    const s = this.session;
+    if (on && s && s.step > 0 && !this.playing && !this.seeking) {
+      s.back();
+      s.forward();
+      this.refresh();
+    }
+  }
+
+  /** One observer of the session's machine deliveries, for the event log and the statechart view. */
   private wireLog(): void {
     if (!this.session) return;
-    if (this.logEnabled) {
-      this.session.observe((d) => this.log.deliver(d));
-      this.session.onRestore = () => this.log.reset();
-    } else {
+    if (!this.logEnabled) this.log.reset();
+    if (!this.logEnabled && !this.chartEnabled) {
       this.session.observe(null);
-      this.log.reset();
+      this.session.onRestore = null;
+      return;
     }
+    const session = this.session;
+    this.session.observe((d) => {
+      if (this.logEnabled) this.log.deliver(d);
+      if (this.chartEnabled) {
+        // A delivery during a step belongs to the step being taken (session.step + 1).
+        const step = session.step + 1;
+        if (this.chartPending.length > 0 && this.chartPending[this.chartPending.length - 1].step !== step) this.chartPending = [];
+        this.chartPending.push({ step, d });
+      }
+    });
+    this.session.onRestore = () => {
+      if (this.logEnabled) this.log.reset();
+    };
   }
 
   ruleText(rule: string | undefined): string | undefined {
