@@ -14,11 +14,12 @@ describe('chapters', () => {
     for (const c of CHAPTERS) expect(() => loadBundled(c.scenario), c.id).not.toThrow();
   });
 
-  test('the issue\'s eight stories are all there', () => {
+  test('the eight stories of the first issue are all there, then retention (issue 30)', () => {
     const scenarios = CHAPTERS.map((c) => c.scenario);
     expect(scenarios).toEqual([
       'classic-two-rounds', 'kip1023-bootstrap', 'kip1023-unknown-epuo-retry', 'kip1023-epuo-below-log-start',
       'kip1023-promoted-follower-remote-reads', 'wal-steady-state', 'wal-fast-store-outage', 'wal-failover-chunks-in-flight',
+      'retention-three-tasks',
     ]);
   });
 
