@@ -137,7 +137,7 @@ describe('CLI', () => {
     expect(t.stdout).toContain('produce latency acks=all, p50 / p99');
     // The steady-state month after the table: each mode's lines, assumptions and the run's warnings.
     expect(t.stdout).toContain('Cost per month at steady state');
-    expect(t.stdout).toMatch(/\nclassic: \$\d+ a month at steady state \(the run, 20 s, scaled to 30 days: \$234\)/);
+    expect(t.stdout).toMatch(/\nclassic: \$\d+ a month at steady state \(the run, 20 s, scaled to 30 days: \$162\)/);
     expect(t.stdout).toMatch(/\n  cross-zone replication +\$[\d.]+ +\$[\d.]+ +204,800 B\/s × 2,592,000 s × 2 copies/);
     expect(t.stdout).toContain('  - KIP-1176 batching: the producer sends 100 records (102,400 B) every 500 ms to orders-0');
     expect(t.stdout).toContain('remote retention was not reached');
