@@ -336,8 +336,8 @@ describe('the table and the headline', () => {
     const h = headline(a, b);
     expect(h).toContain('From classic KIP-405 to KIP-1176 WAL');
     expect(h).toMatch(/cross-zone bytes 7\.6\d? MiB → 18\.3 KiB \(\u221299\.8 %\)/);
-    expect(h).toContain('fast-store requests 0 → 152');
-    expect(h).toContain('all object-store requests 332 → 484');
+    expect(h).toContain('fast-store requests 0 → 140');
+    expect(h).toContain('all object-store requests 220 → 360');
     expect(h).toContain('acks=all p50 14 → 32 ms');
   });
 
@@ -355,8 +355,8 @@ describe('the table and the headline', () => {
     const rows = tableRows(a, b, side.points[0], side.end);
     const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(byId.crossZone.diff).toBe('\u221299.8 %');
-    expect(byId.walRequests).toMatchObject({ a: '0', b: '152', diff: '+152', atA: '0', atB: '152' });
-    expect(byId.tieredRequests).toMatchObject({ a: '332', b: '332', diff: 'same' });
+    expect(byId.walRequests).toMatchObject({ a: '0', b: '140', diff: '+140', atA: '0', atB: '140' });
+    expect(byId.tieredRequests).toMatchObject({ a: '220', b: '220', diff: 'same' });
     expect(byId.acksAllP50).toMatchObject({ a: '14 ms', b: '32 ms' });
     expect(rows.map((r) => r.id)).toEqual(['catchUp', 'bytesFromLeader', 'crossZone', 'tieredRequests', 'walRequests', 'cost', 'costMonth', 'acksAllP50', 'remoteReads']);
   });
@@ -370,7 +370,7 @@ test('breakdown: cross-zone bytes by kind and requests by kind, from the run\'s 
   expect(w.crossZone).toBe('WAL metadata 18.3 KiB');
   expect(w.wal).toMatch(/^\d+ PUT · \d+ GET · \d+ DELETE$/);
   const total = [...w.wal.matchAll(/(\d+) (PUT|GET|DELETE)/g)].reduce((n, m) => n + Number(m[1]), 0);
-  expect(total).toBe(152);
+  expect(total).toBe(140);
 });
 
 describe('chart layouts', () => {

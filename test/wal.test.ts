@@ -154,10 +154,13 @@ describe('bundled WAL scenarios', () => {
     expect(m.wal.bytesApplied).toBe(2 * m.wal.bytesPut);
     expect(m.wal.bytesPut).toBeGreaterThanOrEqual(m.produced.bytes - 100 * 1024);
     // Every deleted WAL object held only chunks at or below Ry at that moment.
+    // (About 23 in the 20 s run: an object goes once its segment is tiered, and the copy task
+    // copies only what it listed at its run's start, then waits 5 s after the run ends.)
     const deletes = walEntries(json.trace, 'deleteObject');
-    expect(deletes.length).toBeGreaterThan(30);
+    expect(deletes.length).toBeGreaterThan(15);
     expect(new Set(deletes.map((e) => e.rule))).toEqual(new Set(['walObjectTiered']));
-    expect(kernel.state.wal.objectOrder['0'].length).toBeLessThan(6);
+    // What is left: the objects of the segments not yet tiered (up to a copy-task cycle of them).
+    expect(kernel.state.wal.objectOrder['0'].length).toBeLessThan(25);
     for (const r of json.partitions[0].replicas) expect(r.logEndOffset).toBeGreaterThanOrEqual(3900);
   });
 
