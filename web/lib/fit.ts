@@ -40,11 +40,12 @@ export class LaneFit {
   private walDetailsPx = 0;
   private walLegendPx = 50;
 
-  measure(centerCol: HTMLElement | undefined, partition: PartitionView | null, winW: number, presenter: boolean): { fit: boolean; tight: boolean } {
+  /** `zoom`: the squeeze in force on the pictures (squeezeFit); heights are measured unzoomed, so the answer does not depend on it. */
+  measure(centerCol: HTMLElement | undefined, partition: PartitionView | null, winW: number, presenter: boolean, zoom = 1): { fit: boolean; tight: boolean } {
     const panel = centerCol?.querySelector(':scope > .offsets');
     const svg = panel?.querySelector('[data-testid="offset-lanes"]');
     if (presenter || !centerCol || !panel || !svg || !partition || winW < WIDE_FROM) return { fit: presenter, tight: false };
-    const height = boxHeight;
+    const height = (el: Element | null | undefined) => boxHeight(el) / zoom;
     const legend = panel.querySelector('.legend');
     if (height(legend) > 0) this.legendPx = height(legend);
     const wal = centerCol.querySelector(':scope > .wal');
