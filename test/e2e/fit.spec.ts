@@ -17,22 +17,25 @@ import { expect, test } from './fixtures.js';
 interface Probe { what: string; sel: string; all?: boolean; seen?: boolean; optional?: boolean; clip?: boolean }
 
 /** Waits until the boxes of the picture, the lane and the stop card stop moving (measured per frame, not per time). */
-async function settle(page: Page): Promise<boolean> {
-  await page.evaluate(async () => {
+async function settle(page: Page): Promise<string | null> {
+  return page.evaluate(async () => {
     const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
     const key = () => ['[data-testid="offset-lanes"]', '[data-testid="requests-scroll"]', '[data-testid="chapter"]', '.toolbar']
       .map((s) => { const e = document.querySelector(s); if (!e) return '-'; const r = e.getBoundingClientRect(); return `${r.x},${r.y},${r.width},${r.height},${(e as HTMLElement).scrollTop}`; })
       .join('|');
     let last = '';
-    for (let same = 0, n = 0; same < 3; n++) {
+    let same = 0;
+    const seen: string[] = [];
+    for (let n = 0; same < 3; n++) {
       // A layout that never settles is a failure of its own (counted in frames, not in time).
-      if (n > 240) return false;
+      if (n > 240) return seen.slice(-4).join(' / ');
       await frame();
       const k = key();
       same = k === last ? same + 1 : 0;
       last = k;
+      seen.push(k);
     }
-    return true;
+    return null;
   });
 }
 
@@ -103,7 +106,8 @@ for (const [w, h, probes] of [[1280, 800, WIDE], [1920, 1080, WIDE], [390, 844, 
           // The key, not a click: a click would scroll the page to the button first.
           if (i > 0) await page.keyboard.press('ArrowRight');
           await expect(page.getByTestId('stop-title')).toHaveText(c.stops[i].title);
-          if (!(await settle(page))) problems.push(`stop ${i + 1} (${c.stops[i].title}): the layout did not settle in 240 frames`);
+          const moving = await settle(page);
+          if (moving !== null) problems.push(`stop ${i + 1} (${c.stops[i].title}): the layout did not settle in 240 frames: ${moving}`);
           for (const p of await outside(page, [...probes])) problems.push(`stop ${i + 1} (${c.stops[i].title}): ${p}`);
         }
         expect(problems).toEqual([]);
