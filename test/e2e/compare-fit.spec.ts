@@ -18,7 +18,7 @@ async function inWindowX(page: Page, testId: string): Promise<string | null> {
 for (const [width, height] of [[360, 800], [390, 844], [800, 900], [1280, 800]] as const) {
   test(`side by side at ${width}x${height}: nothing wider than the window, the banner readable, the way back and Start/End in it`, async ({ page }) => {
     await page.setViewportSize({ width, height });
-    await page.goto('/?compare=wal-steady-state&from=wal-steady-state&stop=2');
+    await page.goto('/?compare=wal-steady-state&chapter=wal-steady-state&stop=2');
     await expect(page.getByTestId('compare-table')).toBeVisible();
     await expect(page.getByTestId('compare-headline')).not.toHaveText('');
     const wide = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: innerWidth }));

@@ -85,12 +85,15 @@ function textLines(lines: string[], y: number, font: Font, fill: string): string
  * window's width). Pattern ids are made unique per panel so two panels' hatches do not collide.
  */
 export function diagramSvg(title: string, parts: DiagramPart[]): string {
-  const width = Math.ceil(Math.max(480, ...parts.map((p) => p.svg.getBoundingClientRect().width || Number(p.svg.getAttribute('width')) || 0)));
+  // Each panel at its own size (its width and height attributes): a squeezed or zoomed panel
+  // is drawn smaller on screen than its content's coordinates.
+  const size = (svg: SVGSVGElement, a: 'width' | 'height') => Number(svg.getAttribute(a)) || svg.getBoundingClientRect()[a] || 0;
+  const width = Math.ceil(Math.max(480, ...parts.map((p) => size(p.svg, 'width'))));
   const titleLines = wrapText(title, width, TITLE_FONT);
   let y = 14 + titleLines.length * TITLE_FONT.line;
   const body: string[] = [...textLines(titleLines, 20, TITLE_FONT, '#1d232a')];
   parts.forEach((p, i) => {
-    const h = Math.ceil(p.svg.getBoundingClientRect().height || Number(p.svg.getAttribute('height')) || 0);
+    const h = Math.ceil(size(p.svg, 'height'));
     const clone = p.svg.cloneNode(true) as SVGSVGElement;
     inlineStyles(p.svg, clone);
     let markup = new XMLSerializer().serializeToString(clone);
