@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig } from 'vitest/config';
@@ -8,7 +9,11 @@ export default defineConfig({
   // The walkthrough lives in web/; the build is a static site that works from any path.
   root: 'web',
   base: './',
-  plugins: [svelte()],
+  plugins: [
+    svelte(),
+    // The page links a known finding to its explanation in docs/protocol.md: shipped with the site.
+    { name: 'protocol-doc', generateBundle() { this.emitFile({ type: 'asset', fileName: 'docs/protocol.md', source: readFileSync(new URL('docs/protocol.md', import.meta.url), 'utf8') }); } },
+  ],
   build: { outDir: '../dist', emptyOutDir: true, chunkSizeWarningLimit: 600 },
   server: { fs: { allow: [root] } },
   test: {

@@ -1,62 +1,6 @@
 /**
- * Known findings: interleavings where the model, following Kafka's code, breaks one of its
- * own invariants. They are real behaviour worth showing in a design review, not model bugs,
- * so the swarm reports them apart from new violations. Each names its evidence in the trace.
+ * Known findings (core/sim/checks/findings.ts, where the kernel marks each violation that is
+ * one): interleavings where the model, following Kafka's code, breaks one of its own
+ * invariants. The swarm and the exhaustive search report them apart from new violations.
  */
-import type { TraceEntry } from '../sim/state/trace.js';
-import type { Violation } from '../sim/checks/invariants.js';
-
-export interface KnownFinding {
-  id: string;
-  invariant: string;
-  summary: string;
-  /** The conformance case that reproduces it. */
-  reproducedBy: string;
-  matches(v: Pick<Violation, 'invariant' | 'message' | 'subject'>, trace: readonly TraceEntry[]): boolean;
-}
-
-const brokerOf = (subject: string | undefined): number => Number(/@(\d+)/.exec(subject ?? '')?.[1] ?? -1);
-
-export const KNOWN_FINDINGS: readonly KnownFinding[] = [
-  {
-    id: 'auxStateIncomplete',
-    invariant: 'followerEpochsMatchLeader',
-    summary:
-      "Kafka's TierStateMachine truncates the follower (truncateFullyAndStartAt, epoch cache cleared) before it reads the leader-epoch " +
-      'checkpoint. If the read fails, or the broker crashes, in between, nothing rebuilds the auxiliary state later: a retried Fetch below ' +
-      "the leader's Log-Start-Offset resumes at the follower's log end (OFFSET_OUT_OF_RANGE), and a restarted broker fetches from its log " +
-      'end. The follower joins the ISR without leader epochs for [LSO, LLSO); elected, it leads without them.',
-    reproducedBy: 'conformance/finding-aux-state-skipped-after-retry.yaml, conformance/finding-aux-state-lost-in-crash.yaml',
-    matches(v, trace) {
-      // The replica without epochs: the follower ("is in epoch -1 there"), or a leader it
-      // became ("-1 on leader L", "leader L has it in epoch -1").
-      let b = -1;
-      if (v.invariant === 'followerEpochsMatchLeader' && / is in epoch -1 there/.test(v.message)) b = brokerOf(v.subject);
-      else if (v.invariant === 'followerEpochsMatchLeader' || v.invariant === 'noCommittedRecordLost') {
-        const m = /-1 on leader (\d+)|leader (\d+) has it in epoch -1/.exec(v.message);
-        if (m) b = Number(m[1] ?? m[2]);
-      }
-      if (b < 0) return false;
-      // An aux-state build truncated this broker's log, was interrupted (its checkpoint read
-      // failed, or the broker crashed) and its epochs were never restored afterwards.
-      let open = false;
-      let interrupted = false;
-      for (const e of trace) {
-        const x = e as unknown as Record<string, unknown>;
-        if (x.broker !== b) continue;
-        if (x.type === 'log' && x.action === 'truncateFullyAndStartAt' && typeof x.rule === 'string' && x.rule.startsWith('auxState')) {
-          open = true;
-          interrupted = false;
-        }
-        if (x.type === 'log' && x.action === 'leaderEpochsRestored') open = false;
-        if (open && x.type === 'objectStore' && x.purpose === 'leaderEpochCheckpoint' && x.ok === false) interrupted = true;
-        if (open && x.type === 'broker' && x.action === 'crashed') interrupted = true;
-      }
-      return open && interrupted;
-    },
-  },
-];
-
-export function knownFinding(v: Pick<Violation, 'invariant' | 'message' | 'subject'>, trace: readonly TraceEntry[]): KnownFinding | undefined {
-  return KNOWN_FINDINGS.find((f) => f.matches(v, trace));
-}
+export { KNOWN_FINDINGS, KNOWN_FINDING_NOTE, findingById, knownFinding, type KnownFinding } from '../sim/checks/findings.js';

@@ -2,6 +2,7 @@
  * Narration: one plain-English line per trace step, naming the rule applied. The CLI and
  * the browser both use it, so a newcomer reads the same explanation everywhere.
  */
+import { KNOWN_FINDING_NOTE, findingById } from '../sim/checks/findings.js';
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Rule } from '../domain/rules.js';
 import type { Endpoint, RequestEntry, TraceEntry } from '../sim/state/trace.js';
@@ -336,8 +337,11 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
       if (x.action === 'remoteFetchThrottled') return `${t} broker ${x.broker} ${tp}: remote read at ${x.fetchOffset} skipped, throttle time ${x.throttleMs} ms (${rate})${because(e.rule)}`;
       return `${t} broker ${x.broker} ${tp}: remote read at ${x.fetchOffset}: ${x.running} of ${x.threads} reader threads busy, ${x.queued} of ${x.maxPendingTasks} queued${because(e.rule)}`;
     }
-    case 'violation':
+    case 'violation': {
+      const f = findingById(x.finding as string | undefined);
+      if (f) return `${t} KNOWN FINDING ${x.invariant}: ${x.message} (${KNOWN_FINDING_NOTE}; ${f.docs})`;
       return `${t} VIOLATION ${x.invariant}: ${x.message}`;
+    }
     default:
       if (e.type.endsWith('State')) return verbose ? `${t} broker ${x.broker} ${tp} ${e.type.replace('State', '')}: ${x.from} -> ${x.to}` : null;
       return verbose ? `${t} ${e.type}` : null;

@@ -9,6 +9,8 @@
  * Leaves out the full trace (the JSON format has it) and pictures (the Mermaid and SVG
  * formats draw them).
  */
+import { KNOWN_FINDING_NOTE, findingById } from '../check/findings.js';
+import { knownFindingsOf } from './findings.js';
 import { BROKER_CONFIGS, INTERNAL_TOPIC_CONFIGS, MODEL_KNOBS, TOPIC_CONFIGS, UNLIMITED_BYTES_PER_SECOND } from '../domain/config.js';
 import { describeJitter } from '../domain/jitter.js';
 import { INVARIANTS } from '../sim/checks/invariants.js';
@@ -320,8 +322,18 @@ function invariantsSection(r: Report): string[] {
   if (v.length === 0) {
     out.push(`All ${INVARIANTS.length} invariants held throughout the run: ${INVARIANTS.map((i) => i.title).join('; ')}.`);
   } else {
-    out.push(`${v.length} violation${v.length === 1 ? '' : 's'} in this run:`, '');
-    out.push(mdTable(['t', 'Invariant', 'What failed'], v.map((x) => [formatMs(x.atMs), code(x.invariant), mdInline(x.message)])));
+    const known = v.filter((x) => findingById(x.finding) !== undefined);
+    const fresh = v.filter((x) => findingById(x.finding) === undefined);
+    if (fresh.length > 0) {
+      out.push(`${fresh.length} violation${fresh.length === 1 ? '' : 's'} in this run:`, '');
+      out.push(mdTable(['t', 'Invariant', 'What failed'], fresh.map((x) => [formatMs(x.atMs), code(x.invariant), mdInline(x.message)])));
+    }
+    if (known.length > 0) {
+      if (fresh.length > 0) out.push('');
+      out.push(`${known.length} known finding${known.length === 1 ? '' : 's'} in this run: ${KNOWN_FINDING_NOTE}.`, '');
+      out.push(mdTable(['t', 'Invariant', 'What failed', 'Known finding'], known.map((x) => [formatMs(x.atMs), code(x.invariant), mdInline(x.message), code(x.finding!)])));
+      for (const f of knownFindingsOf(known)) out.push('', `**${mdInline(f.title)}.** ${mdInline(f.summary)} See [${f.docs}](${f.docs}).`);
+    }
   }
   const others = (r.comparison?.modes ?? []).filter((m) => m.violations > 0);
   if (others.length > 0) out.push('', `In the comparison, ${others.map((m) => `${m.mode} had ${m.violations}`).join(', ')}; run ${code(`npm run sim -- compare ${r.scenarioRef} --seed ${r.seed} --json`)} for the details.`);

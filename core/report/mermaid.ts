@@ -235,7 +235,8 @@ export function sequenceEvent(e: TraceEntry, index: number, line: string, broker
       }
       return note(x.broker, headOf(e, line, x.broker as number | undefined));
     case 'violation':
-      return allBrokers(`VIOLATION ${String(x.invariant)}`);
+      // A known finding is Kafka's own behaviour (core/sim/checks/findings.ts), not a model error.
+      return allBrokers(x.finding ? `KNOWN FINDING ${String(x.invariant)} (Kafka's behaviour, ${String(x.finding)})` : `VIOLATION ${String(x.invariant)}`);
     default:
       return note(x.broker, headOf(e, line, typeof x.broker === 'number' ? x.broker : undefined));
   }

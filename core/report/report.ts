@@ -11,6 +11,7 @@
  *
  * Leaves out user actions (a report is the scenario as written) and non-memory stores.
  */
+import { knownFindingsOf } from './findings.js';
 import { Narrator } from '../narrate/narrate.js';
 import type { Scenario } from '../scenario/types.js';
 import { type RecordedAction, Session } from '../session/session.js';
@@ -181,7 +182,11 @@ export function buildReport(scenario: Scenario, opts: ReportOptions = {}): Repor
   };
 }
 
-/** The `--format json` document: `run --json`'s fields unchanged, plus `chapter` and `comparison`. */
+/**
+ * The `--format json` document: `run --json`'s fields unchanged, plus `chapter`,
+ * `comparison` and `knownFindings` (each violation that is a known finding names it in
+ * its `finding`; this list explains each).
+ */
 export function reportJson(r: Report): Record<string, unknown> {
   const chapter = r.chapter
     ? {
@@ -194,7 +199,7 @@ export function reportJson(r: Report): Record<string, unknown> {
         totalSteps: r.chapter.totalSteps,
       }
     : null;
-  return { ...r.run, chapter, comparison: r.comparison };
+  return { ...r.run, chapter, comparison: r.comparison, knownFindings: knownFindingsOf(r.run.violations) };
 }
 
 export function renderReport(r: Report, format: ReportFormat): string {

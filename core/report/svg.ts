@@ -15,6 +15,8 @@
 import { offsetExtent, type PartitionView, type ReplicaView } from '../session/view.js';
 import { participantsOf, sequenceEvent, type SeqEvent } from './mermaid.js';
 import { type Report, runBrokers } from './types.js';
+import { findingById } from '../check/findings.js';
+import { knownFindingsOf } from './findings.js';
 import { wholeMs } from '../sim/state/trace.js';
 
 const W = 960;
@@ -280,6 +282,58 @@ function sequenceDiagram(r: Report, y0: number): { svg: string[]; height: number
   return { svg, height: y + 8 - y0 };
 }
 
+/** Words of `s` in lines of at most `maxPx` at `size`. */
+function wrap(s: string, maxPx: number, size: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of s.split(/\s+/)) {
+    const next = line === '' ? w : `${line} ${w}`;
+    if (line !== '' && textWidth(next, size) > maxPx) {
+      lines.push(line);
+      line = w;
+    } else line = next;
+  }
+  if (line !== '') lines.push(line);
+  return lines.flatMap((l) => (textWidth(l, size) > maxPx ? [clip(l, maxPx, size)] : [l]));
+}
+
+/** The colour of a known finding (Kafka's behaviour), apart from a violation's red. */
+export const FINDING_COLOUR = '#6941c6';
+
+/**
+ * The run's violations under the diagrams: a new one in red; a known finding (Kafka's own
+ * behaviour, core/sim/checks/findings.ts) in its own colour with its paragraph and where
+ * docs/protocol.md explains it.
+ */
+function violationsBlock(r: Report, y0: number): { svg: string[]; height: number } {
+  const v = r.run.violations;
+  if (v.length === 0) return { svg: [], height: 0 };
+  const svg: string[] = [];
+  let y = y0;
+  const maxPx = W - 2 * PAD - 12;
+  for (const x of v.filter((x) => findingById(x.finding) === undefined)) {
+    for (const l of wrap(`✗ VIOLATION at t=${x.atMs}ms ${x.invariant}: ${x.message}`, maxPx, 11)) {
+      svg.push(text(PAD, y + 13, l, 'font-size="11" fill="#b42318"'));
+      y += 16;
+    }
+  }
+  const known = v.filter((x) => findingById(x.finding) !== undefined);
+  for (const x of known) {
+    for (const l of wrap(`KNOWN FINDING at t=${x.atMs}ms ${x.invariant}: ${x.message}`, maxPx, 11)) {
+      svg.push(text(PAD, y + 13, l, `font-size="11" fill="${FINDING_COLOUR}"`));
+      y += 16;
+    }
+  }
+  for (const f of knownFindingsOf(known)) {
+    y += 4;
+    const lines = [...wrap(`${f.title}: ${f.note}.`, maxPx, 11), ...wrap(f.summary, maxPx, 11), ...wrap(`See ${f.docs}.`, maxPx, 11)];
+    svg.push(`<rect x="${PAD}" y="${r1(y)}" width="${W - 2 * PAD}" height="${lines.length * 16 + 8}" fill="#f4f0ff" stroke="${FINDING_COLOUR}"/>`);
+    lines.forEach((l, i) => svg.push(text(PAD + 6, y + 17 + i * 16, l, `font-size="11"${i === 0 ? ' font-weight="600"' : ''} fill="#1d232a"`)));
+    y += lines.length * 16 + 12;
+  }
+  return { svg, height: y - y0 + 6 };
+}
+
 export function renderSvg(r: Report): string {
   const v = r.view;
   const body: string[] = [];
@@ -309,7 +363,10 @@ export function renderSvg(r: Report): string {
   y += 10;
   const seq = sequenceDiagram(r, y);
   body.push(...seq.svg);
-  y += seq.height + PAD;
+  y += seq.height;
+  const vb = violationsBlock(r, y);
+  body.push(...vb.svg);
+  y += vb.height + PAD;
   const h = Math.ceil(y);
   const desc = `Offset lanes of each replica and the remote tier, and a sequence diagram of the key events, from TierScope's model run with seed ${r.seed}.`;
   return [

@@ -218,7 +218,8 @@ export interface RunView {
   brokers: Array<{ id: number; zone: string; alive: boolean }>;
   storeAvailable: { tiered: boolean; wal: boolean };
   kip1023Enabled: boolean;
-  violations: Array<{ atMs: number; invariant: string; message: string }>;
+  /** `finding`: the known finding it is (Kafka's behaviour, not a model error). */
+  violations: Array<{ atMs: number; invariant: string; message: string; finding?: string }>;
   wal: WalView;
   metrics: MetricsView;
 }
@@ -281,7 +282,7 @@ export function buildView(k: Kernel): RunView {
     brokers: k.state.brokers.map((b) => ({ ...b })),
     storeAvailable: { ...k.state.storeAvailable },
     kip1023Enabled: k.state.brokerConfig['follower.fetch.last.tiered.offset.enable'],
-    violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
+    violations: k.state.violations.map(({ atMs, invariant, message, finding }) => ({ atMs, invariant, message, ...(finding === undefined ? {} : { finding }) })),
     wal: walView(k),
     metrics: metricsView(k),
   };

@@ -1,4 +1,5 @@
 /** `run FILE`: one scenario, narrated or as JSON, on the memory, directory or S3 store. */
+import { KNOWN_FINDING_NOTE, findingById } from '../../core/check/findings.js';
 import { MODEL_KNOBS } from '../../core/domain/config.js';
 import { describeJitter } from '../../core/domain/jitter.js';
 import { BATCH_HEADER_BYTES, minBatchBytes } from '../../core/format/record-batch.js';
@@ -324,10 +325,38 @@ export async function cmdRun(flags: Flags, io: Io): Promise<number> {
       io.out(`  seed: ${kernel.seed} drew the jittered latencies${drawn}, so another seed gives another run`);
     }
     if (json.storeFailures) io.out(`  store failures modelled as failed requests: ${json.storeFailures.count} (the first: ${describeFailure(json.storeFailures.first!)})`);
-    if (json.violations.length === 0) io.out('  invariants: all held');
-    else for (const v of json.violations) io.out(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
+    for (const line of invariantsLines(json.violations)) io.out(line);
   }
   return json.violations.length > 0 ? EXIT.violation : EXIT.ok;
+}
+
+/**
+ * The summary's invariants: "all held", or each violation; a known finding (Kafka's own
+ * behaviour, core/sim/checks/findings.ts) is named as one, not as a VIOLATION, with its
+ * paragraph and where docs/protocol.md explains it.
+ */
+export function invariantsLines(violations: ReadonlyArray<{ atMs: number; invariant: string; message: string; finding?: string }>): string[] {
+  if (violations.length === 0) return ['  invariants: all held'];
+  const known = violations.filter((v) => findingById(v.finding) !== undefined);
+  const fresh = violations.length - known.length;
+  const out: string[] = [];
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  if (known.length > 0) {
+    out.push(`  invariants: ${n(known.length, 'known finding')} (${KNOWN_FINDING_NOTE})${fresh === 0 ? ', no other violation' : ` and ${n(fresh, 'violation')}`}`);
+  }
+  const explained = new Set<string>();
+  for (const v of violations) {
+    const f = findingById(v.finding);
+    if (!f) {
+      out.push(`  VIOLATION at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
+      continue;
+    }
+    out.push(`  KNOWN FINDING at t=${v.atMs}ms ${v.invariant}: ${v.message}`);
+    if (explained.has(f.id)) continue;
+    explained.add(f.id);
+    out.push(`    ${f.title}. ${f.summary} See ${f.docs}.`);
+  }
+  return out;
 }
 
 /**

@@ -8,9 +8,12 @@
  * drawn in the diagrams, its fill blended through the opacities above it onto the panel's
  * white, against WCAG AA's 4.5:1 (all diagram text is under 18 px).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
+import { parse, stringify } from 'yaml';
 import { type Page } from '@playwright/test';
-import { expect, test } from './fixtures.js';
+import { ROOT, expect, test } from './fixtures.js';
 
 interface Finding { id: string; impact: string; help: string; targets: string[] }
 
@@ -96,6 +99,25 @@ test.describe('axe: no finding', () => {
   test('a narrow window (800 px)', async ({ page }) => {
     await page.setViewportSize({ width: 800, height: 900 });
     await ready(page, 'chapter=kip1023-bootstrap&stop=5');
+    expect(await audit(page)).toEqual([]);
+  });
+
+  test('a phone (390x844): a chapter stop, and side by side (issue 31)', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await ready(page, 'chapter=classic-bootstrap&stop=3');
+    expect(await audit(page)).toEqual([]);
+    await page.goto('/?compare=wal-steady-state&chapter=wal-steady-state&stop=2');
+    await expect(page.getByTestId('compare-table')).toBeVisible();
+    expect(await audit(page)).toEqual([]);
+  });
+
+  test('a known finding on the page (the aux-state gap, in its own colour)', async ({ page }) => {
+    const c = parse(readFileSync(join(ROOT, 'conformance', 'finding-aux-state-skipped-after-retry.yaml'), 'utf8')) as { scenario: unknown };
+    await page.goto(`/#src=${Buffer.from(stringify(c.scenario), 'utf8').toString('base64url')}`);
+    await expect(page.getByTestId('offset-lanes')).toBeVisible();
+    await page.getByTestId('scrubber').focus();
+    await page.keyboard.press('End');
+    await expect(page.getByTestId('known-finding')).toHaveCount(1);
     expect(await audit(page)).toEqual([]);
   });
 

@@ -40,25 +40,70 @@ export interface DiagramPart {
   svg: SVGSVGElement;
 }
 
+/** The export's fonts: the title and the panels' headings. */
+const TITLE_FONT = { family: 'system-ui, sans-serif', size: 15, weight: 700, line: 20 };
+const HEAD_FONT = { family: 'system-ui, sans-serif', size: 12, weight: 600, line: 16 };
+type Font = typeof TITLE_FONT;
+
+let measureCtx: CanvasRenderingContext2D | null | undefined;
+/** The drawn width of `text` in `font` (a canvas measures it; a generous estimate without one). */
+function textWidth(text: string, font: Font): number {
+  if (measureCtx === undefined) measureCtx = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+  if (!measureCtx) return text.length * font.size * 0.62;
+  measureCtx.font = `${font.weight} ${font.size}px ${font.family}`;
+  // A little room: the file may be drawn with another font of the family.
+  return measureCtx.measureText(text).width * 1.06 + 2;
+}
+
+/** `text` in lines no wider than `width` (a word longer than the line is split). */
+function wrapText(text: string, width: number, font: Font): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    const next = line === '' ? word : `${line} ${word}`;
+    if (textWidth(next, font) <= width) { line = next; continue; }
+    if (line !== '') lines.push(line);
+    line = word;
+    while (textWidth(line, font) > width && line.length > 1) {
+      let k = line.length - 1;
+      while (k > 1 && textWidth(line.slice(0, k), font) > width) k--;
+      lines.push(line.slice(0, k));
+      line = line.slice(k);
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+function textLines(lines: string[], y: number, font: Font, fill: string): string[] {
+  return lines.map((l, i) => `<text x="0" y="${y + i * font.line}" font-family="${font.family}" font-size="${font.size}" font-weight="${font.weight}" fill="${fill}">${escapeXml(l)}</text>`);
+}
+
 /**
- * One standalone SVG document of the given panels, stacked, with a title line on top.
- * Pattern ids are made unique per panel so two panels' hatches do not collide.
+ * One standalone SVG document of the given panels, stacked, with a title on top. The title
+ * and the headings wrap to the picture's width (measured, so none is cut, whatever the
+ * window's width). Pattern ids are made unique per panel so two panels' hatches do not collide.
  */
 export function diagramSvg(title: string, parts: DiagramPart[]): string {
-  const width = Math.ceil(Math.max(480, ...parts.map((p) => p.svg.getBoundingClientRect().width || Number(p.svg.getAttribute('width')) || 0)));
-  let y = 34;
-  const body: string[] = [];
+  // Each panel at its own size (its width and height attributes): a squeezed or zoomed panel
+  // is drawn smaller on screen than its content's coordinates.
+  const size = (svg: SVGSVGElement, a: 'width' | 'height') => Number(svg.getAttribute(a)) || svg.getBoundingClientRect()[a] || 0;
+  const width = Math.ceil(Math.max(480, ...parts.map((p) => size(p.svg, 'width'))));
+  const titleLines = wrapText(title, width, TITLE_FONT);
+  let y = 14 + titleLines.length * TITLE_FONT.line;
+  const body: string[] = [...textLines(titleLines, 20, TITLE_FONT, '#1d232a')];
   parts.forEach((p, i) => {
-    const h = Math.ceil(p.svg.getBoundingClientRect().height || Number(p.svg.getAttribute('height')) || 0);
+    const h = Math.ceil(size(p.svg, 'height'));
     const clone = p.svg.cloneNode(true) as SVGSVGElement;
     inlineStyles(p.svg, clone);
     let markup = new XMLSerializer().serializeToString(clone);
     // Unique ids per part: id="hatch" -> id="p1-hatch", url(#hatch) -> url(#p1-hatch).
     markup = markup.replace(/\bid="([^"]+)"/g, `id="p${i}-$1"`).replace(/url\(#([^)]+)\)/g, `url(#p${i}-$1)`);
-    markup = markup.replace(/^<svg\b/, `<svg x="0" y="${y + 18}"`);
-    body.push(`<text x="0" y="${y + 12}" font-family="system-ui, sans-serif" font-size="12" font-weight="600" fill="#5b6570">${escapeXml(p.title.toUpperCase())}</text>`);
-    body.push(markup);
-    y += 18 + h + 16;
+    const head = wrapText(p.title.toUpperCase(), width, HEAD_FONT);
+    body.push(...textLines(head, y + 12, HEAD_FONT, '#5b6570'));
+    const top = y + 18 + (head.length - 1) * HEAD_FONT.line;
+    body.push(markup.replace(/^<svg\b/, `<svg x="0" y="${top}"`));
+    y = top + h + 16;
   });
   const height = y;
   return [
@@ -66,7 +111,6 @@ export function diagramSvg(title: string, parts: DiagramPart[]): string {
     `<svg xmlns="${SVG_NS}" xmlns:xlink="http://www.w3.org/1999/xlink" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
     `<title>${escapeXml(title)}</title>`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
-    `<text x="0" y="20" font-family="system-ui, sans-serif" font-size="15" font-weight="700" fill="#1d232a">${escapeXml(title)}</text>`,
     ...body,
     `</svg>`,
   ].join('\n');

@@ -21,7 +21,7 @@ const boxHeight = (el: Element | null | undefined) => (el ? el.getBoundingClient
  */
 export function presenterFit(centerCol: HTMLElement, rightCol: HTMLElement, zoom: number, winH: number): number {
   const h = (el: Element | null) => boxHeight(el) / zoom;
-  const pictures = h(centerCol.querySelector('.offsets')) + h(centerCol.querySelector('.wal'));
+  const pictures = h(centerCol.querySelector(':scope > .offsets')) + h(centerCol.querySelector(':scope > .wal'));
   const centre = pictures + 170 + 2 * 10 + 16;
   const story = h(rightCol.querySelector('[data-testid="chapter"]')) + 140 + 10 + 16;
   return Math.floor(Math.min(winH / centre, winH / story) * 50) / 50;
@@ -40,14 +40,15 @@ export class LaneFit {
   private walDetailsPx = 0;
   private walLegendPx = 50;
 
-  measure(centerCol: HTMLElement | undefined, partition: PartitionView | null, winW: number, presenter: boolean): { fit: boolean; tight: boolean } {
-    const panel = centerCol?.querySelector('.offsets');
+  /** `zoom`: the squeeze in force on the pictures (squeezeFit); heights are measured unzoomed, so the answer does not depend on it. */
+  measure(centerCol: HTMLElement | undefined, partition: PartitionView | null, winW: number, presenter: boolean, zoom = 1): { fit: boolean; tight: boolean } {
+    const panel = centerCol?.querySelector(':scope > .offsets');
     const svg = panel?.querySelector('[data-testid="offset-lanes"]');
     if (presenter || !centerCol || !panel || !svg || !partition || winW < WIDE_FROM) return { fit: presenter, tight: false };
-    const height = boxHeight;
+    const height = (el: Element | null | undefined) => boxHeight(el) / zoom;
     const legend = panel.querySelector('.legend');
     if (height(legend) > 0) this.legendPx = height(legend);
-    const wal = centerCol.querySelector('.wal');
+    const wal = centerCol.querySelector(':scope > .wal');
     const details = wal?.querySelector('[data-testid="wal-object-details"]');
     const walLegend = wal?.querySelector('.legend');
     if (height(details) > 0) this.walDetailsPx = height(details);
@@ -61,4 +62,28 @@ export class LaneFit {
     const fit = rest + fixedLanesHeight(svg.clientWidth, partition.replicas.length) > room;
     return { fit, tight: fit && rest + lanesLayout(partition, svg.clientWidth, true).height > room };
   }
+}
+
+/** The request lane's height the squeeze keeps: its heading, column names and a handful of rows. */
+const REQUESTS_KEEP_PX = 190;
+/** The smallest zoom the squeeze gives the pictures (their 11 px labels stay above 7 px). */
+export const SQUEEZE_MIN = 0.66;
+
+/**
+ * The wide layout's last resort, after the lanes fit their rows and the keys went (tight):
+ * the zoom at which the pictures (offsets and fast store) leave the request lane its room in
+ * the centre column, so a stop's request is on screen with its picture (three replicas and a
+ * full fast-store lane at 1280x800). 1 when they fit as drawn. Measured unzoomed (divided by
+ * the zoom in force), so the answer does not depend on it; rounded down to 0.02 so it
+ * settles. NaN when nothing could be measured.
+ */
+export function squeezeFit(centerCol: HTMLElement | undefined, zoom: number, winW: number, presenter: boolean): number {
+  if (presenter || winW < WIDE_FROM) return 1;
+  if (!centerCol) return Number.NaN;
+  const pictures = (boxHeight(centerCol.querySelector(':scope > .offsets')) + boxHeight(centerCol.querySelector(':scope > .wal'))) / zoom;
+  if (pictures <= 0) return Number.NaN;
+  const gaps = centerCol.querySelector(':scope > .wal') ? 20 : 10;
+  const room = centerCol.clientHeight - gaps - REQUESTS_KEEP_PX;
+  const z = Math.floor(Math.min(1, room / pictures) * 50) / 50;
+  return Math.max(SQUEEZE_MIN, z);
 }

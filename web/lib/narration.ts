@@ -16,8 +16,13 @@ export function narrated(e: TraceEntry): string | null {
   return t;
 }
 
-/** An error answer, a failed store operation or an invariant violation: drawn in red. */
+/** An error answer, a failed store operation or an invariant violation: drawn in red (a known finding is not one). */
 export function isErrorEntry(e: TraceEntry): boolean {
   const x = e as { error?: unknown; ok?: unknown; type: string };
-  return (x.error !== undefined && x.error !== null) || x.ok === false || e.type === 'violation';
+  return (x.error !== undefined && x.error !== null) || x.ok === false || (e.type === 'violation' && !isFindingEntry(e));
+}
+
+/** A violation that is a known finding (Kafka's own behaviour, core/sim/checks/findings.ts): drawn in its own colour. */
+export function isFindingEntry(e: TraceEntry): boolean {
+  return e.type === 'violation' && typeof (e as { finding?: unknown }).finding === 'string';
 }

@@ -3,7 +3,7 @@
  * Svelte owns the DOM; this module owns time. Everything drawn is a function of the
  * session's state, so stepping, scrubbing and replay draw the same picture.
  */
-import { isErrorEntry, narrated } from './narration.js';
+import { isErrorEntry, isFindingEntry, narrated } from './narration.js';
 import { Ticker } from './ticker.js';
 import { flushSync } from 'svelte';
 import { RULES } from '../../core/narrate/narrate.js';
@@ -48,6 +48,8 @@ export interface NarrationLine {
   text: string;
   rule?: string;
   error: boolean;
+  /** A known finding: Kafka's own behaviour, not an error of the model. */
+  finding: boolean;
 }
 
 export class RunState {
@@ -582,7 +584,7 @@ export class RunState {
     for (let i = fromIndex; i < trace.length; i++) {
       const text = narrated(trace[i]);
       if (text === null) continue;
-      lines.push({ step: stepOf(i), text, rule: trace[i].rule, error: isErrorEntry(trace[i]) });
+      lines.push({ step: stepOf(i), text, rule: trace[i].rule, error: isErrorEntry(trace[i]), finding: isFindingEntry(trace[i]) });
     }
     this.narration = lines.slice(-40);
     const window: Array<{ entry: TraceEntry; step: number }> = [];

@@ -31,6 +31,8 @@ export interface Violation {
   message: string;
   /** What it is about (partition, broker), to report each once. */
   subject?: string;
+  /** The known finding it is (core/sim/checks/findings.ts): Kafka's behaviour, not a model error. */
+  finding?: string;
 }
 
 /** What the invariants remember between steps (plain data, part of the kernel state). */

@@ -30,6 +30,7 @@ import { type Chooser, PinnedChooser, describeEvent, isTimelineEvent } from './c
 import { type Queued, dueFirst, pop, push, pushFirst, peek, remove } from '../state/event-queue.js';
 import { combinerFacts, leaderFacts, leaderView, machineState, metadataReady, replica, replicaFacts, logRetentionFacts, remoteExpiredNow, rlmFacts, rlmTaskEvent, walEnabled, walFallbackActive, walStartOffset, zoneOf } from '../state/facts.js';
 import { type Change, type Violation, checkChange, checkInvariants } from '../checks/invariants.js';
+import { isFindingEvidence, knownFinding } from '../checks/findings.js';
 import { MACHINES, type MachineEvents, type MachineName, type MachineStep, fastStep, isLiveSnapshot, stateName } from '../runtime/machines.js';
 import { admitRequest, onFollowerRequest, onFollowerRequestAtLeader, onFollowerResponse, severed, takeParked, traceResponse } from '../world/network.js';
 import { pureInitialTransition } from '../runtime/pure-transition.js';
@@ -215,6 +216,8 @@ export class Kernel implements Sim {
   private machines: Record<string, AnyMachineSnapshot> = {};
   private machineIds: Record<string, Record<number, Partial<Record<MachineName, string>>>> = {};
   private keepTrace = true;
+  /** Without the trace (keepTrace false): the few entries a known finding reads (core/sim/checks/findings.ts). */
+  private findingEvidence: TraceEntry[] = [];
   private traceSink: ((e: TraceEntry) => void) | null = null;
   private machineStep: MachineStep = fastStep;
   private checkEveryPartition = false;
@@ -437,6 +440,7 @@ export class Kernel implements Sim {
     // Trace times are whole ms (the end of a transfer may fall within one: core/sim/world/bandwidth.ts).
     if (!Number.isInteger(e.atMs)) e.atMs = wholeMs(e.atMs);
     if (this.keepTrace) this.trace.push(e);
+    else if (isFindingEvidence(e)) this.findingEvidence.push(e);
     if (this.traceSink !== null) this.traceSink(e);
   }
 
@@ -444,8 +448,11 @@ export class Kernel implements Sim {
     const k = `${v.invariant}|${v.subject ?? ''}`;
     if (this.state.violationKeys[k]) return;
     this.state.violationKeys[k] = true;
-    this.state.violations.push(Number.isInteger(v.atMs) ? v : { ...v, atMs: wholeMs(v.atMs) });
-    this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message });
+    // A known finding (Kafka's own behaviour) is marked as such, for every output to say so.
+    const finding = knownFinding(v, this.keepTrace ? this.trace : this.findingEvidence)?.id;
+    const marked = finding === undefined ? v : { ...v, finding };
+    this.state.violations.push(Number.isInteger(marked.atMs) ? marked : { ...marked, atMs: wholeMs(marked.atMs) });
+    this.emit({ atMs: v.atMs, type: 'violation', invariant: v.invariant, message: v.message, ...(finding === undefined ? {} : { finding }) });
   }
 
   /** The checkers' hook (Sim.observe): the change is checked now; a change to remote metadata raises its version. */

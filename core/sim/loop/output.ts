@@ -62,6 +62,7 @@ export interface RunJson {
   config: Record<string, unknown>;
   partitions: PartitionJson[];
   trace: TraceEntry[];
+  /** `finding`: the known finding it is (core/sim/checks/findings.ts), Kafka's behaviour rather than a model error. */
   violations: Array<Omit<Violation, 'subject'>>;
   metrics: Record<string, unknown>;
 }
@@ -136,7 +137,7 @@ export function buildRunJson(k: Kernel, streamed?: { remoteLogMetadataRecords: n
     config: { ...k.state.brokerConfig, topics, model: { ...k.state.model }, zones: k.state.brokers.map((b) => b.zone), prices: { ...k.state.prices } },
     partitions,
     trace: k.trace,
-    violations: k.state.violations.map(({ atMs, invariant, message }) => ({ atMs, invariant, message })),
+    violations: k.state.violations.map(({ atMs, invariant, message, finding }) => ({ atMs, invariant, message, ...(finding === undefined ? {} : { finding }) })),
     metrics: {
       ...k.state.metrics,
       wal: {
