@@ -162,7 +162,7 @@ for (const vp of VIEWPORTS) {
 
     // Point 10: "'EPUO 48' over the axis ticks" (wal-steady-state: LSO 0, LLSO 0, Ry 47, EPUO 48 on the leader).
     test(`marker labels clear of the axis ticks and of each other: EPUO 48 (${size})`, async ({ page }) => {
-      await open(page, 'scenario=wal-steady-state&step=86', 86);
+      await open(page, 'scenario=wal-steady-state&step=87', 87);
       await expect(marker(page, 'earliestPendingUploadOffset', 0)).toHaveAttribute('data-offset', '48');
       const boxes = await textBoxes(lanes(page));
       expectClearTexts(boxes, 'offset lanes');
