@@ -173,8 +173,8 @@ test.describe('figures that read right (issue 18, point 9)', () => {
     test(`wal-steady-state at ${w}x${h}: the cost axis in dollars, every label inside its chart`, async ({ page }) => {
       await page.setViewportSize({ width: w, height: h });
       await openCompare(page, '/?compare=wal-steady-state&modes=classic,wal&t=10000');
-      await expect(page.getByTestId('row-costMonth-b')).toHaveText('$223');
-      await expect(page.getByTestId('row-costMonth-a')).toHaveText('$234');
+      await expect(page.getByTestId('row-costMonth-b')).toHaveText('$151');
+      await expect(page.getByTestId('row-costMonth-a')).toHaveText('$162');
       // At 10 s both runs have covered the window: the rate so far.
       await expect(page.getByTestId('row-costMonth-at-b')).toHaveText(/^\$\d+$/);
       const cost = await yTicks(page, 'cost');

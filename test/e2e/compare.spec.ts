@@ -34,16 +34,16 @@ test.describe('side by side: wal-steady-state, classic and WAL', () => {
     const headline = page.getByTestId('compare-headline');
     await expect(headline).toContainText('From classic KIP-405 to KIP-1176 WAL');
     await expect(headline).toContainText(/cross-zone bytes 7\.6\d? MiB → 18\.3 KiB \(−99\.8 %\)/);
-    await expect(headline).toContainText('fast-store requests 0 → 152');
+    await expect(headline).toContainText('fast-store requests 0 → 140');
     await expect(page.getByTestId('side-0-label')).toHaveText('classic KIP-405');
     await expect(page.getByTestId('side-1-label')).toHaveText('KIP-1176 WAL');
     await expect(cell(page, 'crossZone', 'a')).toHaveText(/^7\.6\d? MiB$/);
     await expect(cell(page, 'crossZone', 'b')).toHaveText('18.3 KiB');
     await expect(cell(page, 'crossZone', 'diff')).toHaveText('−99.8 %');
     await expect(cell(page, 'walRequests', 'a')).toHaveText('0');
-    await expect(cell(page, 'walRequests', 'b')).toHaveText('152');
-    await expect(cell(page, 'walRequests', 'diff')).toHaveText('+152');
-    await expect(cell(page, 'tieredRequests', 'b')).toHaveText('332');
+    await expect(cell(page, 'walRequests', 'b')).toHaveText('140');
+    await expect(cell(page, 'walRequests', 'diff')).toHaveText('+140');
+    await expect(cell(page, 'tieredRequests', 'b')).toHaveText('220');
     await expect(cell(page, 'bytesFromLeader', 'b')).toHaveText('0 B');
     await expect(cell(page, 'acksAllP50', 'a')).toHaveText('14 ms');
     await expect(cell(page, 'acksAllP50', 'b')).toHaveText('32 ms');
@@ -52,7 +52,7 @@ test.describe('side by side: wal-steady-state, classic and WAL', () => {
     await expect(time(page)).toHaveText(/^(9\d{3}|10000)$/);
     const walNow = Number(await cell(page, 'walRequests', 'at-b').textContent());
     expect(walNow).toBeGreaterThan(0);
-    expect(walNow).toBeLessThan(152);
+    expect(walNow).toBeLessThan(140);
     await expect(cell(page, 'crossZone', 'at-a')).toHaveText(/MiB$/);
     await expect(cell(page, 'crossZone', 'at-b')).toHaveText(/KiB$/);
     // One screen: the table and the cross-zone and object-store charts without scrolling.
@@ -108,7 +108,7 @@ test.describe('side by side: wal-steady-state, classic and WAL', () => {
     await expect(time(page)).toHaveText('20000');
     // At the end the figures at the cursor are the whole run's.
     await expect(cell(page, 'crossZone', 'at-b')).toHaveText('18.3 KiB');
-    await expect(cell(page, 'walRequests', 'at-b')).toHaveText('152');
+    await expect(cell(page, 'walRequests', 'at-b')).toHaveText('140');
     await page.keyboard.press('Home');
     await expect(cursor(page)).toHaveText('0');
     await expect(cell(page, 'walRequests', 'at-b')).toHaveText('0');
