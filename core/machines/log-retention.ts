@@ -16,6 +16,7 @@
 import { assertEvent, assign, not, setup } from 'xstate';
 import type { SegmentRange } from '../domain/retention.js';
 import type { Rule } from '../domain/rules.js';
+import { answeredId } from './task-ids.js';
 
 export interface LogRetentionContext {
   broker: number;
@@ -80,13 +81,11 @@ const startTask = r.enqueueActions(({ context, enqueue }) => {
   enqueue({ type: 'scheduleTask', params: { timerId, after: 'start' } });
 });
 
-const idOf = (event: LogRetentionEvent): number => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1);
-
 export const logRetentionMachine = setup({
   types,
   actions: { ...effects, scheduleNextRun, nextStep, startTask },
   guards: {
-    isAwaited: ({ context, event }) => idOf(event) === context.awaiting,
+    isAwaited: ({ context, event }) => answeredId(event) === context.awaiting,
     shouldRollActive: ({ event }) => {
       assertEvent(event, 'retention.step');
       return event.rollActive;

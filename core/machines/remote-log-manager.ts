@@ -23,6 +23,7 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import type { SegmentRange } from '../domain/retention.js';
 import type { Rule } from '../domain/rules.js';
+import { answeredId } from './task-ids.js';
 
 export interface RemoteLogManagerContext {
   broker: number;
@@ -136,13 +137,11 @@ const startTask = rlm.enqueueActions(({ context, event, enqueue }) => {
   enqueue({ type: 'scheduleTask', params: { timerId, after: 'now' } });
 });
 
-const idOf = (event: RemoteLogManagerEvent): number => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1);
-
 export const remoteLogManagerMachine = setup({
   types,
   actions: { ...effects, scheduleNextRun, nextStep, startTask },
   guards: {
-    isAwaited: ({ context, event }) => idOf(event) === context.awaiting,
+    isAwaited: ({ context, event }) => answeredId(event) === context.awaiting,
     isLeader: ({ context }) => context.role === 'leader',
     isMetadataLoading: ({ event }) => {
       assertEvent(event, 'rlm.taskDue');

@@ -17,6 +17,7 @@
 import { and, assertEvent, assign, not, setup } from 'xstate';
 import type { RemoteExpiryRule } from '../domain/retention.js';
 import type { Rule } from '../domain/rules.js';
+import { answeredId } from './task-ids.js';
 
 export interface RlmExpirationContext {
   broker: number;
@@ -97,13 +98,11 @@ const startTask = x.enqueueActions(({ context, event, enqueue }) => {
   enqueue({ type: 'scheduleTask', params: { timerId, after: 'now' } });
 });
 
-const idOf = (event: RlmExpirationEvent): number => ('requestId' in event ? event.requestId : 'timerId' in event ? event.timerId : -1);
-
 export const rlmExpirationMachine = setup({
   types,
   actions: { ...effects, scheduleNextRun, nextStep, startTask },
   guards: {
-    isAwaited: ({ context, event }) => idOf(event) === context.awaiting,
+    isAwaited: ({ context, event }) => answeredId(event) === context.awaiting,
     isLeaderStart: ({ event }) => {
       assertEvent(event, 'expiration.started');
       return event.role === 'leader';

@@ -5,6 +5,7 @@
 import { KNOWN_FINDING_NOTE, findingById } from '../sim/checks/findings.js';
 import { LIST_OFFSETS_MEANING, LIST_OFFSETS_NAMES, type ListOffsetsTimestamp } from '../domain/protocol.js';
 import type { Rule } from '../domain/rules.js';
+import { rlmTaskName } from '../domain/retention.js';
 import type { Endpoint, RequestEntry, TraceEntry } from '../sim/state/trace.js';
 import { formatRate } from '../sim/world/bandwidth.js';
 import { formatBytes } from '../util/format.js';
@@ -184,15 +185,15 @@ function taskOf(rule: string | undefined, named: unknown): string {
     case 'localRetention':
     case 'logRetention':
     case 'rollForLocalRetention':
-      return 'log retention task';
+      return rlmTaskName('retention', 'leader');
     case 'remoteRetention':
     case 'retentionMs':
     case 'retentionBytes':
     case 'belowLogStartOffset':
     case 'retryDelete':
-      return 'RLMExpirationTask';
+      return rlmTaskName('expiration', 'leader');
     default:
-      return 'RLMCopyTask';
+      return rlmTaskName('copy', 'leader');
   }
 }
 
@@ -284,7 +285,7 @@ export function narrate(e: TraceEntry, verbose = false): string | null {
         if (x.localStoppedBy === 'notUploaded') why.push('local retention stops at a segment not yet uploaded (its end is above Ry)');
         if (x.localStoppedBy === 'notBelowHighWatermark') why.push('local retention stops at a segment not entirely below the high watermark');
         if (why.length === 0 && !verbose) return null;
-        const task = e.rule === 'logRetentionRunDone' ? 'log retention task' : String(x.task ?? 'remote log manager task');
+        const task = e.rule === 'logRetentionRunDone' ? rlmTaskName('retention', 'leader') : String(x.task ?? 'remote log manager task');
         return `${t} broker ${x.broker} ${tp}: [${task}] run done${why.length ? `: ${why.join('; ')}` : ''}`;
       }
       const task = `[${taskOf(e.rule, x.task)}] `;

@@ -141,12 +141,18 @@ const leader: Handlers<'leader'> = {
   },
 };
 
+/**
+ * A RemoteLogManager task's next run (the copy or follower task, the expiration task): with
+ * fixed delay and no initial delay, so at once, or remote.log.manager.task.interval.ms after
+ * the run that just ended.
+ */
+function scheduleFixedDelay(s: Sim, machine: 'rlm' | 'rlmExpiration', broker: number, key: string, timerId: number, after: 'now' | 'interval'): void {
+  const delay = after === 'now' ? 0 : s.state.brokerConfig['remote.log.manager.task.interval.ms'];
+  s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine, broker, key, timerId });
+}
+
 const rlm: Handlers<'rlm'> = {
-  // RemoteLogManager's tasks run with fixed delay and no initial delay.
-  scheduleTask: (s, broker, key, { timerId, after }) => {
-    const delay = after === 'now' ? 0 : s.state.brokerConfig['remote.log.manager.task.interval.ms'];
-    s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine: 'rlm', broker, key, timerId });
-  },
+  scheduleTask: (s, broker, key, { timerId, after }) => scheduleFixedDelay(s, 'rlm', broker, key, timerId, after),
   requestStep: (s, broker, key, { requestId }) => {
     s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId, task: 'copy' });
   },
@@ -166,19 +172,14 @@ const rlm: Handlers<'rlm'> = {
   abortCopy: (s, broker, key, { requestId, segmentId, error }) => {
     abortCopy(s, broker, key, requestId, segmentId, error);
   },
-  finishRemoteDelete: (s, _broker, key, { segmentId }) => {
-    setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED');
-  },
+  finishRemoteDelete: (s, _broker, key, { segmentId }) => setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED'),
   explain: (s, broker, key, { rule, detail }) => {
     explain(s, 'rlm', broker, key, rule, detail);
   },
 };
 
 const rlmExpiration: Handlers<'rlmExpiration'> = {
-  scheduleTask: (s, broker, key, { timerId, after }) => {
-    const delay = after === 'now' ? 0 : s.state.brokerConfig['remote.log.manager.task.interval.ms'];
-    s.schedule(s.state.nowMs + delay, { kind: 'machineTimer', machine: 'rlmExpiration', broker, key, timerId });
-  },
+  scheduleTask: (s, broker, key, { timerId, after }) => scheduleFixedDelay(s, 'rlmExpiration', broker, key, timerId, after),
   requestStep: (s, broker, key, { requestId }) => {
     s.schedule(s.state.nowMs, { kind: 'rlmStep', broker, key, requestId, task: 'expiration' });
   },
@@ -188,9 +189,7 @@ const rlmExpiration: Handlers<'rlmExpiration'> = {
   startRemoteDelete: (s, broker, key, { requestId, segmentId, rule }) => {
     startRemoteDelete(s, broker, key, requestId, segmentId, rule, 'expiration');
   },
-  finishRemoteDelete: (s, _broker, key, { segmentId }) => {
-    setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED');
-  },
+  finishRemoteDelete: (s, _broker, key, { segmentId }) => setRemoteSegmentState(s, key, segmentId, 'DELETE_SEGMENT_FINISHED'),
   explain: (s, broker, key, { rule, detail }) => {
     explain(s, 'rlm', broker, key, rule, detail);
   },
